@@ -56,6 +56,11 @@ export interface Grants {
  * or ask rule matching a file below it makes it ask (subjects/tree.ts walks it).
  */
 export const RECURSIVE = 'argument (recursive)';
+/**
+ * Where a link the call makes, or carries to a new place, leads: a new name for that path and for what
+ * is below it (types.ts TreeRead.linked). Its tree's rules count as a move's source's; it removes nothing.
+ */
+export const LINK_TARGET = 'where a link the call makes leads';
 
 /**
  * The `via` of a word that may name a file a command reads (`paste .env`, `curl -d @~/.ssh/k`):
@@ -283,7 +288,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
   if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: ${gitCodeReason(subject)}` };
   const git = subject.via === GIT_REWRITE || subject.via === GIT_OBJECTS;
-  if (subject.via === RECURSIVE || git) {
+  if (subject.via === RECURSIVE || (subject.via === LINK_TARGET && subject.tree) || git) {
     const below = treeRule(subject, forms, rules);
     if (below) return below;
   }
@@ -337,7 +342,7 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
   // A move takes what is below to a new name, where it is read (docs/threat-model.md#moving-a-directory-moves-what-is-below-it):
   // the rules on reading count, as they do for a write of the path itself.
   const reads = !removes || subject.tree?.moved === true;
-  const verb = plants ? 'change' : subject.tree?.moved ? 'move' : removes ? 'removal' : 'read';
+  const verb = plants ? 'change' : subject.tree?.linked ? 'new name (a link)' : subject.tree?.moved ? 'move' : removes ? 'removal' : 'read';
   if (subject.tree?.names) return listedRule(subject, forms, rules);
   for (const form of forms) {
     const could = rules.matchPathBelow('deny', subject.access, form, removes, plants, reads) ?? rules.matchPathBelow('ask', subject.access, form, removes, plants, reads);

@@ -86,6 +86,13 @@ export interface TreeRead {
    */
   moved?: true;
   /**
+   * Where a link the call makes (or carries to a new place) leads: a new name for it and for what is
+   * below it, which a call decided before the link is there reaches after (round 30 review). The
+   * rules on reading and writing count below, as for a move's source; it removes nothing, so the
+   * rules on the directories above the gateway's own files do not (docs/threat-model.md#links-made-by-the-text).
+   */
+  linked?: true;
+  /**
    * What git prints from its working tree, index and history (`git diff`, `git log -p`, `git grep`):
    * the files below are those git tracks (its index, subjects/git-index.ts), present on disk or not.
    */
@@ -133,6 +140,8 @@ export interface TreeWalk {
   plants?: true;
   /** TreeRead.moved: the rules on reading count below. */
   moved?: true;
+  /** TreeRead.linked: a new name, not a removal. */
+  linked?: true;
   /** A listing of names (server-filesystem's directory_tree): what a rule denies is reading a directory below, which lists its names. */
   names?: true;
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { basename, dirname, posix, win32 } from 'node:path';
-import { DENY_CANDIDATE, GIT_CONFIG_SETTING, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE, RULE_CANDIDATE, type CallFacts } from '../policy/decide.js';
+import { DENY_CANDIDATE, GIT_CONFIG_SETTING, GIT_REWRITE, INTO_DIRECTORY, LINK_TARGET, RECURSIVE, RULE_CANDIDATE, type CallFacts } from '../policy/decide.js';
 import { argsDigest, type Digest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, TreeWalk } from '../policy/types.js';
 import { BASH_SHELLS, POSIX_SHELLS, runsCode } from '../programs.js';
@@ -12,7 +12,7 @@ import type { ShellReading } from './desktop-commander.js';
 import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_CODE, GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryConfigFiles, repositoryGitDirectory, repositoryProblem, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv } from './paths.js';
-import { arrivals, isDirectory, isFile, MAX_TREE_ENTRIES, MOVED, walkTree, type WalkBudget } from './tree.js';
+import { arrivals, isDirectory, isFile, isLink, LINKED, MAX_TREE_ENTRIES, MOVED, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
 import { trackedPaths } from './git-index.js';
 import { objectIdOf, refsEverNamed, revisionType } from './git-objects.js';
@@ -73,7 +73,6 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     const fileStrings = toolClass.plainFileStrings ? 'plain' : 'both';
     let left = MAX_CALL_PATHS;
     const moved: Array<string | null> = [];
-    const movedFrom: PathSubject[] = [];
     const budget: WalkBudget = { left: MAX_TREE_ENTRIES };
     for (const pathArg of toolClass.paths) {
       // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
@@ -84,13 +83,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       for (const value of values.slice(0, Math.max(left, 0))) {
         const found = pathSubjects(value, access, bases, pathArg.arg, context, cache, fileStrings);
         subjects.push(...found);
-        if (pathArg.moves && access === 'write') {
-          for (const subject of found) {
-            subjects.push(...movedSubjects(subject, pathArg.moves, moved, budget, context, cache));
-            if (pathArg.moves === 'source') movedFrom.push(subject);
-            else subjects.push(...retargetedLinks(movedFrom, subject, context, cache));
-          }
-        }
+        if (pathArg.moves && access === 'write') for (const subject of found) subjects.push(...movedSubjects(subject, pathArg.moves, moved, budget, context, cache));
         if (names > 0) for (const subject of found) listedNames(subject, names, budget, context);
         // A tool that reads the tree below its path (Desktop Commander's content search): the shell's recursive read.
         if (tree !== null) for (const subject of found) subjects.push(...recursiveSubjects(subject, tree, budget, context, cache));
@@ -128,9 +121,14 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
   if (kind === 'all' || subjects.length === 0 || (kind === 'write' && !hasWrite) || (kind === 'command' && !hasCommand)) {
     subjects.push({ type: 'tool', kind });
   }
-  // A profile or the user's `tools` entry says what every argument is; a guess does not (step 5).
+  // A profile or the user's `tools` entry says what the tool does; a guess does not (step 5). A
+  // profile also says where every path is (its server validates its arguments, profiles.ts); a
+  // `tools` entry describes a server no profile knows, which may read a path at a place the entry
+  // does not name (`{files: [{path}]}` beside the `paths[]` named, a misspelt pointer), so its other
+  // strings are deny-only candidates too (round 30 review F30-3, docs/threat-model.md
+  // "Path-looking strings of a tool classified by guess").
   const kindTrusted = toolClass.source === 'override' || toolClass.source.startsWith('profile:');
-  if (!kindTrusted) addCandidateSubjects(subjects, server, args, toolClass, kind, commandArg?.arg ?? null, context, cache);
+  if (!toolClass.source.startsWith('profile:')) addCandidateSubjects(subjects, server, args, toolClass, kind, commandArg?.arg ?? null, context, cache);
 
   return {
     server,
@@ -313,9 +311,11 @@ interface PathStrings {
  * and then pay only for the walk (docs/performance.md, "Round 12: the warm path"). for…in with the
  * own-key test visits what Object.keys lists, without making its array.
  */
-function pathStrings(value: unknown, depth: number, name: string, urlReads: boolean, found: PathStrings | null): PathStrings | null {
+function pathStrings(value: unknown, depth: number, name: string, urlReads: boolean, found: PathStrings | null, known: ReadonlySet<unknown> | null = null): PathStrings | null {
   if (found?.beyond) return found;
   if (typeof value === 'string') {
+    // A declared path or the command is decided as one already (`known`: not counted toward the limit).
+    if (known?.has(value)) return found;
     // Security: what a URL parser reads as a `file:` URL is one, however it is written: `" file:///etc/passwd"`,
     // `"fi\nle:///…"`, `"view-source:file:///…"` opened /etc/passwd past Read(/etc/**) (round 26 review P5; url-spelling.ts),
     // `"jar:file:///etc/passwd!/"` the archive (round 27).
@@ -347,10 +347,10 @@ function pathStrings(value: unknown, depth: number, name: string, urlReads: bool
     return found;
   }
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) found = pathStrings(value[index], depth + 1, name, urlReads, found);
+    for (let index = 0; index < value.length; index++) found = pathStrings(value[index], depth + 1, name, urlReads, found, known);
     return found;
   }
-  for (const key in value) if (Object.hasOwn(value, key)) found = pathStrings((value as Record<string, unknown>)[key], depth + 1, key, urlReads, found);
+  for (const key in value) if (Object.hasOwn(value, key)) found = pathStrings((value as Record<string, unknown>)[key], depth + 1, key, urlReads, found, known);
   return found;
 }
 
@@ -363,10 +363,13 @@ function pathStrings(value: unknown, depth: number, name: string, urlReads: bool
  * Added to `subjects`.
  */
 function addCandidateSubjects(subjects: Subject[], server: string, args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null, urlReads = true, via = DENY_CANDIDATE): void {
-  const found = pathStrings(args, 0, '', urlReads, null);
+  let found = pathStrings(args, 0, '', urlReads, null);
   if (found === null) return;
   // What is already a path or the command (a command's words are the shell analyser's) is not looked at twice.
   const known = new Set<unknown>([...toolClass.paths.flatMap((pathArg) => valuesAt(args, pathArg.arg)), ...(commandArg ? [args[commandArg]] : []), ...(toolClass.stdin ? [args[toolClass.stdin]] : [])]);
+  // Past the limit, again without them: a `tools` entry's 150 declared paths are each decided already (round 30).
+  if (found.beyond !== null && known.size > 0) found = pathStrings(args, 0, '', urlReads, null, known);
+  if (found === null) return;
   const access = kind === 'read' ? 'read' : 'write';
   const paths = cache ?? new DecisionPaths();
   const bases = relativeBases(server, toolClass, args, context, paths);
@@ -547,7 +550,8 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
   // A deny-only or rule-only candidate (`npm test -- t1`'s t1) is decided by rules alone, before
   // any git directory is looked at (policy/decide.ts decidePath): finding its repository only cost
   // lookups (docs/performance.md, "Round 15: decision time").
-  const gitChecked = access === 'write' && via !== DENY_CANDIDATE && via !== RULE_CANDIDATE && context.pathEnv.platform !== 'win32';
+  // A link's target (LINK_TARGET) is not written by making the link: a write through it later is decided as one.
+  const gitChecked = access === 'write' && via !== DENY_CANDIDATE && via !== RULE_CANDIDATE && via !== LINK_TARGET && context.pathEnv.platform !== 'win32';
   const gitDirectory = gitChecked ? gitCodeDirectory(canonical.path, canonical.realPath, cache) : null;
   // A hook in the directory the repository's core.hooksPath names (`.husky/pre-commit`): git runs it as one in .git/hooks;
   // a file the repository's config includes is its config.
@@ -716,7 +720,7 @@ const UNKNOWN_GIT_LOCATION = 'a git location known only at run time';
  * to its code files are matched against it by path. The order of the commands is not considered.
  */
 function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[], cache: DecisionPaths): void {
-  const writes = subjects.filter((subject): subject is PathSubject => subject.type === 'path' && subject.access === 'write');
+  const writes = subjects.filter((subject): subject is PathSubject => subject.type === 'path' && subject.access === 'write' && subject.via !== LINK_TARGET);
   const dirs = new Set<string>();
   const files = new Set<string>();
   for (const subject of made) if (subject.via === GIT_CONFIG_NAMED) for (const form of [subject.path, subject.realPath]) if (form !== null) files.add(form);
@@ -763,7 +767,8 @@ function copiedGitDirectories(operands: PathSubject[], targetFirst: boolean, lin
   // `ln -s plain r` into a directory r makes r/plain a link: its write is the name's own, not one through r.
   if (link) for (const name of operands) if (name.via === INTO_DIRECTORY) linkNames.add(name);
   const own = operands.filter((subject) => subject.via !== INTO_DIRECTORY);
-  const writes = own.filter((subject) => subject.access === 'write' && subject.path !== null);
+  // Where a symbolic link leads is its source, not a name it writes.
+  const writes = own.filter((subject) => subject.access === 'write' && subject.path !== null && subject.via !== LINK_TARGET);
   const destination = targetFirst ? writes[0] : writes.at(-1);
   if (destination === undefined) return [];
   const made: PathSubject[] = [];
@@ -829,16 +834,18 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
       subject.tree = { entries: [], complete: true, plants: true };
       return [];
     }
-    const made = tree.copiedFrom.absentOnly && there ? null : copiedEntries(subject.realPath, tree.copiedFrom, base, budget, context, cache);
+    const retargeted: Retargeted[] = [];
+    const made = tree.copiedFrom.absentOnly && there ? null : copiedEntries(subject.realPath, tree.copiedFrom, base, budget, context, cache, retargeted);
+    const leads = retargeted.flatMap((link) => linkTargetSubjects(link, subject.realPath!, budget, context, cache));
     if (!there || !isDirectory(subject.realPath)) {
       if (made) subject.tree = { ...made, plants: true, ...(tree.moved ? { moved: true as const } : {}) };
-      return [];
+      return leads;
     }
     if (made) {
       const walk = walkTree(subject.realPath, false, budget, context.pathEnv.platform);
       const held = new Set(walk.entries.map((entry) => entry.rel));
       subject.tree = { entries: [...walk.entries, ...made.entries.filter((entry) => !held.has(entry.rel))], complete: walk.complete && made.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), plants: true, ...(tree.moved ? { moved: true as const } : {}) };
-      return [];
+      return leads;
     }
   }
   if (!isDirectory(subject.realPath)) {
@@ -855,7 +862,7 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   if (tree.content) {
     const filters = tree.filters;
     const entries = filters ? walk.entries.filter((entry) => !skippedByFilters(filters, subject.input, entry.rel, entry.directory === true)) : walk.entries;
-    subject.tree = { entries, complete: walk.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), ...(tree.plants ? { plants: true as const } : {}), ...(tree.moved ? { moved: true as const } : {}) };
+    subject.tree = { entries, complete: walk.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), ...(tree.plants ? { plants: true as const } : {}), ...(tree.moved ? { moved: true as const } : {}), ...(tree.linked ? { linked: true as const } : {}) };
   }
   if (walk.undecodable !== undefined) subject.problem = `the name ${JSON.stringify(walk.undecodable)} below it is not UTF-8 (shown with U+FFFD): what it is and what is below it is unknown`;
   else if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
@@ -875,37 +882,29 @@ function movedSubjects(subject: PathSubject, end: 'source' | 'destination', sour
   return treeSubjects(subject, end === 'source' ? MOVED : arrivals([...sources]), null, budget, context, cache);
 }
 
-const LINK_MOVED = 'where a link the move puts elsewhere leads';
-
 /**
- * A link below a moved directory is a new name for where it leads from its new place (a relative
- * one's text read there: `pub/d/l -> ../conf` moved to `d/l` leads to conf). A call decided before
- * the move runs meets it after: a write of `d/l/x` sent with the move was decided as a new file in
- * the workspace and written into conf (round 29 review F29-3, docs/threat-model.md "Moving a
- * directory moves what is below it"). So each link's target from its new place is a write of the
- * move, decided like any path, unless it stays within what arrives.
+ * Where a link a copy or a move puts elsewhere leads from its new place (copiedEntries lists them):
+ * a new name for that path and for what is below it. A call decided before the move or copy runs
+ * meets that name after it: `move_file pub/d d` with `pub/d/l -> ../conf` (naming nothing from
+ * pub/d), and a `write_file d/l/x` sent with it, decided while `d` did not exist, wrote into conf
+ * (round 29 review F29-3; round 30 review F30-2: the shell's `mv` and `cp -a` across calls, and a
+ * rule below the target). So the target is decided as a move's source is (LINKED: the Edit and Read
+ * rules on it and below it), unless it stays within what arrives at `dest` (docs/threat-model.md
+ * "Moving a directory moves what is below it").
  */
-function retargetedLinks(sources: PathSubject[], destination: PathSubject, context: InspectContext, cache: DecisionPaths): PathSubject[] {
-  if (destination.realPath === null || destination.problem) return [];
+function linkTargetSubjects(link: Retargeted, dest: string, budget: WalkBudget, context: InspectContext, cache: DecisionPaths): PathSubject[] {
   const platform = context.pathEnv.platform;
-  const P = platform === 'win32' ? win32 : posix;
-  const out: PathSubject[] = [];
-  for (const source of sources) {
-    if (source.realPath === null || source.problem) continue;
-    for (const rel of source.tree?.links ?? []) {
-      let target: string;
-      try {
-        target = fs.readlinkSync(P.join(source.realPath, rel));
-      } catch {
-        continue;
-      }
-      // Kept with its `..`: walked in kernel order from the link's new directory.
-      const subject = pathSubject(P.isAbsolute(target) ? target : `${P.dirname(P.join(destination.realPath, rel))}${P.sep}${target}`, 'write', null, null, LINK_MOVED, context, cache);
-      if (subject.path !== null && subject.realPath !== null && isInside(destination.realPath, subject.path, platform) && isInside(destination.realPath, subject.realPath, platform)) continue;
-      out.push(subject);
-    }
-  }
-  return out;
+  // Kept with its `..`: walked in kernel order from the link's new directory.
+  // One that leads where it did reached the same by its old name: the deny rules on the path itself (round 29's absolute link).
+  const subject = pathSubject(link.target, 'write', null, null, link.same ? DENY_CANDIDATE : LINK_TARGET, context, cache);
+  if (subject.path !== null && subject.realPath !== null && !subject.problem && isInside(dest, subject.path, platform) && isInside(dest, subject.realPath, platform)) return [];
+  return link.same ? [subject] : [subject, ...treeSubjects(subject, LINKED, null, budget, context, cache)];
+}
+
+/** A link a copy or move puts elsewhere (copiedEntries): where it leads from there, and whether that is where it led before. */
+interface Retargeted {
+  target: string;
+  same: boolean;
 }
 
 /**
@@ -946,7 +945,21 @@ function ignoredBelow(dir: string, platform: NodeJS.Platform, cache: DecisionPat
  * remote, not there yet (made by the same call) or past the walk's bound leaves the list incomplete:
  * a rule that could match below dest then asks (docs/threat-model.md#copies-create-files).
  */
-function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, base: string | null, budget: WalkBudget, context: InspectContext, cache: DecisionPaths): TreeWalk {
+function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, base: string | null, budget: WalkBudget, context: InspectContext, cache: DecisionPaths, retargeted: Retargeted[]): TreeWalk {
+  const P = context.pathEnv.platform === 'win32' ? win32 : posix;
+  // A link the copy keeps as a link leads, from its new place, where its text says from there (linkTargetSubjects).
+  const relink = (link: string, place: string): void => {
+    let target: string;
+    try {
+      target = fs.readlinkSync(link);
+    } catch {
+      return;
+    }
+    const absolute = P.isAbsolute(target);
+    // One that leads where it led (an absolute one, `../x` moved as deep): its new name reaches only what its old one did.
+    const same = absolute || P.resolve(P.dirname(link), target) === P.resolve(P.dirname(place), target);
+    retargeted.push({ target: absolute ? target : `${P.dirname(place)}${P.sep}${target}`, same });
+  };
   const out: TreeWalk = { entries: [], complete: true };
   const reals = new Map<string, string>([['', dest]]);
   const realBelow = (rel: string): string => {
@@ -965,6 +978,8 @@ function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, 
   };
   for (const source of from.sources) {
     const read = source === null ? null : pathSubject(ownCwd(source, base), 'read', base, null, RECURSIVE, context, cache);
+    // A source that is itself a link is moved (copied, with -r, -a, -P) as the link, dangling or not: `mv pub/l l` with `pub/l -> conf`.
+    if (!from.follows && read?.path && !read.problem && isLink(read.path)) relink(read.path, dest);
     if (read === null || read.realPath === null || read.problem || !fs.existsSync(read.realPath)) {
       out.complete = false;
       continue;
@@ -973,6 +988,7 @@ function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, 
     const walk = walkTree(read.realPath, from.follows, budget, context.pathEnv.platform);
     if (!walk.complete) out.complete = false;
     for (const rel of [...walk.entries.filter((entry) => entry.directory !== true).map((entry) => entry.rel), ...walk.links]) out.entries.push({ rel, real: realBelow(rel) });
+    for (const rel of walk.links) relink(P.join(read.realPath, rel), P.join(dest, rel));
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { posix } from 'node:path';
-import { GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../policy/decide.js';
+import { GIT_REWRITE, INTO_DIRECTORY, LINK_TARGET, RECURSIVE } from '../policy/decide.js';
 import type { PathSubject, Segment } from '../policy/types.js';
 
 /**
@@ -50,7 +50,8 @@ export function markBelowLinksMade(commands: readonly SegmentPaths[]): void {
 function namesMade({ segment, own: operands }: SegmentPaths, links: readonly string[]): string[] {
   const own = operands.filter((subject) => subject.via !== INTO_DIRECTORY);
   const forms = (subject: PathSubject | undefined): string[] => (subject === undefined ? [] : [subject.path, subject.realPath].filter((form): form is string => form !== null));
-  const writes = own.filter((subject) => subject.access === 'write');
+  // Where a symbolic link leads (LINK_TARGET) is not a name it makes.
+  const writes = own.filter((subject) => subject.access === 'write' && subject.via !== LINK_TARGET);
   if (segment.name === 'ln' || RENAMERS.has(segment.name ?? '')) return writes.flatMap(forms);
   // A checkout may make tracked links anywhere in what it rewrites (`git checkout lnk && echo x >
   // l/secret` wrote through l -> /tmp/prot, git 2.39).

@@ -27,6 +27,9 @@ export const REMOVED: TreeRead = { content: true, follows: false };
  */
 export const MOVED: TreeRead = { ...REMOVED, moved: true };
 
+/** The tree of where a link made or moved leads (TreeRead.linked): as a move's source, removing nothing. */
+export const LINKED: TreeRead = { ...MOVED, linked: true };
+
 /**
  * What a recursive copy writes below its destination: the files there are replaced, git's code
  * files among them (`cp -r evil/. .` replaced .git/config and the next `git status` ran its
@@ -124,7 +127,6 @@ function realTarget(link: string): { path: string; isDirectory: boolean } | null
   }
 }
 
-/** True when `p` is an existing directory (links followed). */
 /** Whether `p` is there and not a directory. */
 export function isFile(p: string): boolean {
   try {
@@ -134,6 +136,16 @@ export function isFile(p: string): boolean {
   }
 }
 
+/** Whether `p` itself is a symbolic link (not followed), dangling or not. */
+export function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** True when `p` is an existing directory (links followed). */
 export function isDirectory(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();

@@ -92,3 +92,28 @@ describe('deny rules meet path-looking strings of any argument', () => {
     expect(fixtureCalls(log)).toHaveLength(1);
   }, 60_000);
 });
+
+describe("a `tools` entry's other arguments (round 30 review, F30-3)", () => {
+  test('a string at a place the entry does not name still meets the deny rules; the named path is decided as before', async () => {
+    const { dir, secret, log } = await setUp();
+    await harness!.close();
+    // The user describes `send` as reading `files[]`; the server also takes `attachment.path` (a lenient server, a misspelt pointer).
+    harness = await startGateway(
+      {
+        mcpServers: { fix: fixtureServer('fix', log, [], { FIXTURE_DEFINITION_FILE: join(dir, 'definition.json') }) },
+        workspace: [dir],
+        tools: { fix__send: { kind: 'read', paths: ['files[]'] } },
+        permissions: { defaultMode: 'bypassPermissions', deny: [`Read(${secret}/**)`] },
+      },
+      { dir },
+    );
+    // Before: called (a `tools` entry was trusted to name every path).
+    const other = await harness.client.callTool({ name: 'fix__send', arguments: { to: 'a', attachment: { path: join(secret, 'id') } } });
+    expect(textOf(other)).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+    expect(textOf(await harness.client.callTool({ name: 'fix__send', arguments: { to: 'a', files: [join(secret, 'id')] } }))).toContain(`Read(${secret}/**)`);
+    // 150 named paths are each decided, and do not count toward the 100 strings looked at elsewhere.
+    const many = Array.from({ length: 150 }, (_, n) => `notes/${n}.md`);
+    expect(textOf(await harness.client.callTool({ name: 'fix__send', arguments: { to: 'a', files: many, note: 'see ./README.md' } }))).toBe('called send');
+    expect(fixtureCalls(log).map((entry) => entry.tool)).toEqual(['send']);
+  }, 60_000);
+});

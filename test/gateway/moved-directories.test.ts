@@ -152,3 +152,51 @@ describe('a link below a moved directory is a new name for where it leads (round
     expect(textOf(await harness.client.callTool({ name: 'fs__move_file', arguments: { source: 'pub/d', destination: 'pub/d2' } }))).toContain('Successfully moved');
   }, 60_000);
 });
+
+describe('a link the shell makes or moves is a new name for where it leads (round 30 review, F30-1, F30-2)', () => {
+  /** `proj/pub/d/l -> ../conf` (nothing from pub/d, conf from proj/d); `proj/pub/m -> conf` (nothing from pub, conf from proj). */
+  function linked(): string {
+    const proj = project();
+    mkdirSync(join(proj, 'pub/d'), { recursive: true });
+    symlinkSync('../conf', join(proj, 'pub/d/l'));
+    symlinkSync('conf', join(proj, 'pub/m'));
+    writeFileSync(join(proj, 'pub/a.txt'), 'a\n');
+    return proj;
+  }
+  const config = (proj: string, mode: 'bypassPermissions' | 'acceptEdits', deny: string[]) => ({
+    mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, proj] }, cmd: { command: process.execPath, args: [COMMANDS_SERVER] } },
+    workspace: [proj],
+    permissions: { defaultMode: mode, allow: ['Bash(ln:*)', 'Bash(mv:*)', 'Bash(cp:*)'], deny },
+  });
+  const run = async (command: string, workdir: string): Promise<string> => textOf(await harness!.client.callTool({ name: 'cmd__run_command', arguments: { command, workdir } }));
+
+  test.each(['bypassPermissions', 'acceptEdits'] as const)('%s: `ln -s` to an Edit-denied folder, and `mv`/`cp -a` of a link or of a directory holding one, are denied', async (mode) => {
+    const proj = linked();
+    harness = await startGateway(config(proj, mode, ['Edit(./conf/**)']));
+    // Before: each allowed, and a write_file through the new name sent with it, decided while the
+    // name did not exist, wrote into conf/ (`ln -s`: 6 hits in 40 tries with server-filesystem).
+    for (const command of [`ln -s ${proj}/conf pub/l1`, 'ln -s ../conf pub/l2', 'ln -sr conf pub/l3', 'cd pub && ln -s ../conf l4', 'mv pub/d d', 'cp -a pub/d d', 'mv pub/m m', 'cp -r pub/m m']) {
+      expect(await run(command, proj), command).toContain('Denied by mcp-latch: the rule Edit(./conf/**)');
+    }
+    expect(existsSync(join(proj, 'pub/l1')) || existsSync(join(proj, 'd')) || existsSync(join(proj, 'm'))).toBe(false);
+    expect(readlinkSync(join(proj, 'pub/d/l'))).toBe('../conf');
+    // What stays a name for nothing denied runs: a link within pub, a move that keeps the link's target.
+    expect(await run('ln -s a.txt pub/b.txt && mv pub/d pub/d2 && cat pub/b.txt', proj)).toContain('a');
+    expect(readlinkSync(join(proj, 'pub/d2/l'))).toBe('../conf');
+  }, 60_000);
+
+  test('a rule below the target: `ln -s`, the shell `mv` and `move_file` ask for the files below it (Read(./conf/secret/**))', async () => {
+    const proj = linked();
+    harness = await startGateway(config(proj, 'bypassPermissions', ['Read(./conf/secret/**)']));
+    // Before: allowed (the target conf itself matches no rule), and a read of l/secret/db.txt sent with it could be decided before the link was there.
+    for (const command of ['ln -s ../conf pub/l', 'mv pub/d d']) {
+      const text = await run(command, proj);
+      expect(text, command).toMatch(/^Denied by mcp-latch: this call needs the user's approval/);
+      expect(text, command).toContain('Read(./conf/secret/**)');
+    }
+    const move = textOf(await harness.client.callTool({ name: 'fs__move_file', arguments: { source: 'pub/d', destination: 'd' } }));
+    expect(move).toMatch(/^Denied by mcp-latch: this call needs the user's approval/);
+    expect(move).toContain('Read(./conf/secret/**)');
+    expect(existsSync(join(proj, 'pub/l')) || existsSync(join(proj, 'd'))).toBe(false);
+  }, 60_000);
+});

@@ -298,9 +298,16 @@ describe('3. recursive reads through links', () => {
   deniedEverywhere([['grep -R TODO', R], ['du -L', R]], { cwd: '<W>/lib' });
   // The same commands without following: the link is skipped (or copied as a link), nothing reaches ~/.ssh.
   allowedByDefault(['grep -r TODO lib', 'grep -rn TODO lib', 'rg TODO lib', "find lib -name '*.ts'", 'du -sh lib', 'ls -R lib', 'diff -r --no-dereference lib docs', 'grep -R TODO docs']);
-  test.each(['cp -r lib copy', 'cp -a lib copy', 'tar -cf lib.tar lib', 'rsync -a lib copy/', 'zip -ry lib.zip lib', 'find -P lib -type f -exec wc -l {} +'])('bypassPermissions: %j is allowed (no deny rule reaches what it reads)', (command) => {
+  test.each(['tar -cf lib.tar lib', 'zip -ry lib.zip lib', 'find -P lib -type f -exec wc -l {} +'])('bypassPermissions: %j is allowed (no deny rule reaches what it reads)', (command) => {
     const decision = shell(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  // A copy that keeps the link makes copy/keys, a new name for ~/.ssh that a call sent with it, decided
+  // while copy/ did not exist, reads through (round 30 review F30-2; allowed before): denied as a write of its target.
+  test.each(['cp -r lib copy', 'cp -a lib copy', 'rsync -a lib copy/'])('bypassPermissions: %j is denied (it makes a new name for ~/.ssh)', (command) => {
+    const decision = shell(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('deny');
+    expect(decision.reason).toContain('Read(~/.ssh/**)');
   });
   // Without links, a recursive read asks only when a file a deny rule matches is really there.
   allowedByDefault(['grep -rn TODO src', 'grep -rn TODO docs', 'rg -n TODO docs', "grep -r --include='*.md' TODO docs"]);

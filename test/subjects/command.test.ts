@@ -995,8 +995,8 @@ describe('paths of known file commands', () => {
     ['chmod --reference=r f', ['read:r', 'write:f']],
     ['chown -R user:grp d', ['write:d']],
     ['chgrp staff f', ['write:f']],
-    ['ln -s target link', ['write:link/target', 'read:target', 'read:link/target', 'write:link']], // link may be a directory: the link is then link/target
-    ['ln -sf /etc/passwd', ['read:/etc/passwd', 'write:passwd']],
+    ['ln -s target link', ['write:link/target', 'write:target', 'write:link/target', 'write:link']], // link may be a directory: the link is then link/target; a symbolic link's target is a new name for it (round 30 review F30-1)
+    ['ln -sf /etc/passwd', ['write:/etc/passwd', 'write:passwd']],
     ['ln a b', ['write:b/a', 'write:a', 'write:b']],
     ['ln -t dir a b', ['write:dir', 'write:a', 'write:b', 'write:dir/a', 'write:dir/b']],
     ['shred -n 3 f', ['write:f']],

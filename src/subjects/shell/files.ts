@@ -1,6 +1,6 @@
 import type { Dialect } from './dialect.js';
 import { posix } from 'node:path';
-import { DENY_CANDIDATE, GIT_CONFIG_SETTING, GIT_OBJECTS, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../../policy/decide.js';
+import { DENY_CANDIDATE, GIT_CONFIG_SETTING, GIT_OBJECTS, GIT_REWRITE, INTO_DIRECTORY, LINK_TARGET, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
@@ -19,7 +19,7 @@ import { GIT_CONFIG_CODE, GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../gi
 import { branchGuess, changesGitConfig } from './git-config-writes.js';
 import { objectIdOf } from '../git-objects.js';
 import { pointedRevisions, revisionRoot } from './git-targets.js';
-import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';
+import { arrivals, COPIED, LINKED, MOVED, REMOVED } from '../tree.js';
 import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
 import { lessRunsCode } from './less-options.js';
@@ -561,20 +561,28 @@ const chmod: Handler = (args, cwd, out) => {
 
 /**
  * `ln [-s] TARGET… LINK` / `ln -t DIR TARGET…` / `ln TARGET` (link in the cwd). Hard links alias the
- * target: written. A symbolic link's relative target is looked up from the link's own directory
- * (the kernel does so when the link is followed), so that is the path read; when LINK may be a
- * directory the link is made inside it, so that reading is added too.
+ * target: written. A symbolic link is a new name for its target and what is below it, which a call
+ * decided before the link is made meets after (`ln -s conf pub/l` with a `write_file pub/l/x` sent
+ * with it, decided as a new file in pub, wrote conf/x: round 30 review F30-1): the target is
+ * decided as a move's source (LINKED: the Edit and Read rules on it and below it). A relative
+ * target is looked up from the link's own directory (the kernel does so when the link is
+ * followed), and from the cwd (`ln -r`); when LINK may be a directory the link is made inside it,
+ * so that reading is added too.
  */
 const ln: Handler = (args, cwd, out) => {
   const scan = scanOptions(args, 0, { short: 'St', long: ['suffix', 'target-directory'] });
   const symbolic = hasOption(scan, '-s', '--symbolic');
-  const sourceAccess = symbolic ? READ : WRITE;
   const dir = optionValues(scan, '-t', '--target-directory')[0];
   const operands = scan.operands.map((i) => args[i]!);
+  const target = (word: Word): void => {
+    const path = pathOf(word, WRITE, cwd, symbolic ? LINK_TARGET : 'argument');
+    if (path && symbolic) path.tree = LINKED;
+    push(out, path);
+  };
   const source = (word: Word, linkDirs: Array<string | null>): void => {
-    push(out, pathOf(word, sourceAccess, cwd));
+    target(word);
     if (!symbolic || !word.isStatic || word.value.startsWith('/') || word.value.startsWith('~')) return;
-    for (const linkDir of linkDirs) if (linkDir !== null && linkDir !== '.') push(out, pathOf(staticWord(`${linkDir}/${word.value}`), READ, cwd));
+    for (const linkDir of linkDirs) if (linkDir !== null && linkDir !== '.') target(staticWord(`${linkDir}/${word.value}`));
   };
   if (dir) {
     push(out, pathOf(dir, WRITE, cwd));
@@ -584,7 +592,7 @@ const ln: Handler = (args, cwd, out) => {
   }
   if (operands.length === 1) {
     const only = operands[0]!;
-    push(out, pathOf(only, sourceAccess, cwd));
+    target(only);
     push(out, pathOf(only.isStatic ? staticWord(baseName(only.value)) : only, WRITE, cwd));
     return;
   }
