@@ -9,6 +9,12 @@
 // This file is CommonJS (bin/package.json) and serve's path loads no ES module: Node's ES module
 // loader cost ~5 ms of CPU before the first server was spawned (docs/performance.md, "Round 15: the
 // ten-server start").
+// libuv's thread pool, made at its first use (serve uses it as it starts) from UV_THREADPOOL_SIZE:
+// Node's 4 threads give getaddrinfo 2, and a lookup whose DNS never answers holds one until the
+// system resolver gives up (10 s with glibc), so two servers' URL-mode questions to such names held
+// every other lookup of the process (a remote server's name, the OAuth JWKS, Redis) behind them. 8
+// threads give it 4, the servers' at most 2 (MAX_URL_LOOKUPS) leaving 2; a value set in the
+// environment is kept (docs/threat-model.md, "Round 25: the lookups' threads"; bench/dns-threads.js).
 if (process.env.UV_THREADPOOL_SIZE === undefined) process.env.UV_THREADPOOL_SIZE = '8';
 const argv = process.argv.slice(2);
 const options = require('../dist/cli/serve-options.cjs').serveOptions(argv);
