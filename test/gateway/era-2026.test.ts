@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { MAX_REQUEST_STATE_CHARS } from '../../src/latch/request-state.js';
-import { MAX_CALL_PATHS } from '../../src/subjects/inspect.js';
+import { MAX_CALL_PATHS, MAX_CANDIDATES } from '../../src/subjects/inspect.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
@@ -254,9 +255,13 @@ test(`a 2026-07-28 client: a call showing ${MAX_CALL_PATHS} paths can be approve
  * A prompt state that would still not fit (round 19 review of the 2026-07-28 path, F7): the call
  * ends unrun with a tool error naming the limit, never an approval loop, and the audit trail says
  * so. Reached when the state carries a server's questions and the call's paths grew meanwhile: the
- * first round, allowed by a rule, relays the server's question (its own state 30,000 characters;
- * the call's 1,000 paths not yet read as paths); a reload then reads them as paths outside the
+ * first round, allowed by a rule, relays the server's question (its own state 47,300 characters;
+ * the call's 100 long paths not yet read as paths); a reload then reads them as paths outside the
  * workspace and drops the rule, so the retry needs the person, with the server's question carried.
+ * (Until round 30 the call held 1,000 such strings; a `tools` entry's unnamed strings are now
+ * deny-only candidates, and more than MAX_CANDIDATES (100) of them ask in the first round.) The first
+ * state is ~63,900 characters (the server's, ~4/3 of its length as carried, and the gateway's own), the retry's
+ * ~3,300 more for the 100 paths shown: past the limit.
  */
 test(`a 2026-07-28 client: a prompt state still longer than ${MAX_REQUEST_STATE_CHARS} characters ends the call unrun, naming the limit, audited`, async () => {
   const dir = tempDir();
@@ -265,10 +270,10 @@ test(`a 2026-07-28 client: a prompt state still longer than ${MAX_REQUEST_STATE_
   const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
   const question = { q: { method: 'elicitation/create', params: { message: 'Go on?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } };
   const log = join(dir, 'raw.log');
-  const server = { raw: { command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify(question), STATE_CHARS: '30000', FIXTURE_LOG: log }, protocolVersion: '2026-07-28' as const } };
+  const server = { raw: { command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify(question), STATE_CHARS: '47300', FIXTURE_LOG: log }, protocolVersion: '2026-07-28' as const } };
   const m = await startModernClient(ws, { mcpServers: server, workspace: [ws], audit: { file: join(dir, 'audit.jsonl') }, tools: { raw__go: { kind: 'read', paths: [] } }, permissions: { allow: ['mcp__raw__go'] } }, { onElicit: null });
   open.push(m);
-  const call = { name: 'raw__go', arguments: { items: Array.from({ length: MAX_CALL_PATHS }, (_, i) => join(dir, 'outside', `file-${i}.txt`)) } };
+  const call = { name: 'raw__go', arguments: { items: Array.from({ length: MAX_CANDIDATES }, () => join(dir, 'outside', `file-${randomBytes(150).toString('hex')}.txt`)) } };
   const first = await round(m.client, call);
   expect(Object.keys(first.inputRequests as object)).toEqual(['mcp-latch/server/q']);
   expect((first.requestState as string).length).toBeLessThanOrEqual(MAX_REQUEST_STATE_CHARS);
