@@ -1,22 +1,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { Writable } from 'node:stream';
 import { expect, test } from 'vitest';
-import { createLogger } from '../src/log.js';
+import { memoryLogger } from './helpers/memory-logger.js';
 
 /** Logs redact what the audit redacts (src/redact.ts): one list of secret keys for both. */
 test('log records: secret-looking keys at any depth and every env and headers value are redacted; errors keep their message', async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = createLogger({ level: 'info', destination: sink });
+  const { logger, written } = memoryLogger('info');
   logger.info({ cookie: 'secret-c1', server: { env: { PATH: '/secret-bin' }, headers: { 'X-Custom': 'secret-h1' }, args: ['--verbose'] }, deep: { list: [{ session_id: 'secret-s1', apiKey: 'secret-k1' }] }, err: new Error('boom') }, 'hello');
-  await new Promise((resolve) => setImmediate(resolve));
-  const record = JSON.parse(lines.join('')) as Record<string, unknown>;
+  const text = await written();
+  const record = JSON.parse(text) as Record<string, unknown>;
   expect(record).toMatchObject({
     cookie: '[redacted]',
     server: { env: { PATH: '[redacted]' }, headers: { 'X-Custom': '[redacted]' }, args: ['--verbose'] },
@@ -25,45 +17,31 @@ test('log records: secret-looking keys at any depth and every env and headers va
     msg: 'hello',
   });
   // Values no path holds (the stack names the test's own path, which may hold "c1" or "/bin").
-  expect(lines.join('')).not.toMatch(/secret-/);
+  expect(text).not.toMatch(/secret-/);
 });
 
 /** Round 11 review, finding 14: secrets inside values reached the log (a server's log message, an error naming a URL). */
 test('log records: secrets inside string values are redacted (redactText), the message is kept', async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = createLogger({ level: 'debug', destination: sink });
+  const { logger, written } = memoryLogger('debug');
   logger.debug({ server: 'a', data: ['Authorization: Bearer sk-live-123', { note: 'clone https://ghp_0123456789abcdefghijABCDEFGHIJ012345@github.com/o/r' }], err: 'connect https://app:hunter2@db.example failed' }, 'log message of a server');
-  await new Promise((resolve) => setImmediate(resolve));
-  const record = JSON.parse(lines.join('')) as Record<string, unknown>;
+  const text = await written();
+  const record = JSON.parse(text) as Record<string, unknown>;
   expect(record).toMatchObject({
     data: ['Authorization: Bearer [redacted]', { note: 'clone https://ghp_[redacted]@github.com/o/r' }],
     err: 'connect https://app:[redacted]@db.example failed',
     msg: 'log message of a server',
   });
-  expect(lines.join('')).not.toMatch(/sk-live|hunter2|ghp_0/);
+  expect(text).not.toMatch(/sk-live|hunter2|ghp_0/);
 });
 
 /** Round 19: an error in a record was handed to pino as it was, and its message, stack and causes written in clear. */
 test("log records: an error's message, stack and causes are redacted, at any key, its fields kept", async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = createLogger({ level: 'info', destination: sink });
+  const { logger, written } = memoryLogger('info');
   const error = Object.assign(new Error('cannot reach https://app:S3cretA@db.example', { cause: new Error('echo mlt_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_') }), { code: 'ECONNREFUSED' });
   logger.warn({ err: error, detail: { error } }, 'a server failed');
-  await new Promise((resolve) => setImmediate(resolve));
-  const record = JSON.parse(lines.join('')) as { err: Record<string, unknown>; detail: { error: { stack: string } } };
-  expect(lines.join('')).not.toMatch(/S3cretA|mlt_Q2/);
+  const text = await written();
+  const record = JSON.parse(text) as { err: Record<string, unknown>; detail: { error: { stack: string } } };
+  expect(text).not.toMatch(/S3cretA|mlt_Q2/);
   expect(record.err).toMatchObject({ type: 'Error', message: 'cannot reach https://app:[redacted]@db.example: echo mlt_[redacted]', code: 'ECONNREFUSED' });
   expect(record.detail.error.stack).toContain('caused by: Error: echo mlt_[redacted]');
 });

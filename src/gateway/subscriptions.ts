@@ -44,7 +44,7 @@ export class ResourceSubscriptions {
   subscribe(server: SubscribedServer, uri: string, session: string, client: Server, send: () => Promise<void>): Promise<void> {
     let byUri = this.watched.get(server.name);
     let entry = byUri?.get(uri);
-    // A session's subscriptions are bounded: each is kept, and every update is matched against all (subscribers).
+    // A session's subscriptions are bounded: each is kept, and every update is matched against all (subscriptionsOf).
     if (!entry?.sessions.has(session) && (this.counts.get(session) ?? 0) >= MAX_SESSION_SUBSCRIPTIONS) {
       return Promise.reject(new RpcError(ErrorCode.InvalidRequest, `mcp-latch: this session is subscribed to ${MAX_SESSION_SUBSCRIPTIONS} resources already (the limit); unsubscribe from one first`));
     }
@@ -96,16 +96,11 @@ export class ResourceSubscriptions {
     }
   }
 
-  /** The clients to tell that `uri` of `server` was updated: its subscribers, and those of a resource it is under. */
-  subscribers(server: string, uri: string): Server[] {
-    const byUri = this.watched.get(server);
-    if (!byUri) return [];
-    const clients = new Set<Server>();
-    for (const [watched, entry] of byUri) if (covers(watched, uri)) for (const client of entry.sessions.values()) clients.add(client);
-    return [...clients];
-  }
-
-  /** subscribers(), each client with the resource it subscribed to that `uri` is (or is under): the one told in its place past the rate (update-rate.ts). */
+  /**
+   * The clients to tell that `uri` of `server` was updated (its subscribers, and those of a resource
+   * it is under), each with the resource it subscribed to that `uri` is (or is under): the one told
+   * in its place past the rate (update-rate.ts).
+   */
   subscriptionsOf(server: string, uri: string): Map<Server, string> {
     const byUri = this.watched.get(server);
     const found = new Map<Server, string>();

@@ -15,7 +15,7 @@ function setup() {
     if (fail) throw new Error(`${what} failed`);
   };
   const client = (name: string) => ({ name }) as unknown as Server;
-  const names = (uri: string) => subscriptions.subscribers('s', uri).map((each) => (each as unknown as { name: string }).name);
+  const names = (uri: string) => [...subscriptions.subscriptionsOf('s', uri).keys()].map((each) => (each as unknown as { name: string }).name);
   return { subscriptions, server, sent, send, client, names };
 }
 

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { BIN, eventually, writeConfig } from './gateway.js';
@@ -81,4 +84,22 @@ export async function teamClient(url: string, token: string, onElicit?: (params:
       await client.close().catch(() => undefined);
     },
   };
+}
+
+/** An OAuth issuer's key set served on 127.0.0.1 (`http.oauth.jwksUrl`): one RS256 key, `kid` k1, and its private key to sign tokens with. */
+export interface ServedKeys {
+  url: string;
+  key: CryptoKey;
+  close(): void;
+}
+
+export async function servedKeys(): Promise<ServedKeys> {
+  const pair = await generateKeyPair('RS256');
+  const published = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(published);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`, key: pair.privateKey, close: () => server.close() };
 }

@@ -1,10 +1,10 @@
-import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { memoryOutput, shownJson } from '../../src/cli/output.js';
 import { escapeJson, escapeLines, escapeName, escapeText } from '../../src/latch/escape.js';
 import { buildPrompt } from '../../src/latch/prompt.js';
 import { decideFs } from '../helpers/policy.js';
-import { createLogger, shownLogLine } from '../../src/log.js';
+import { shownLogLine } from '../../src/log.js';
+import { memoryLogger } from '../helpers/memory-logger.js';
 
 /**
  * Round 30 review S30-4/S30-5: every character of each family a hostile server or call could use to
@@ -53,21 +53,13 @@ describe.each(Object.entries(FAMILIES))('%s', (_family, characters) => {
 });
 
 test('the log on stderr: a server text holding each family is written escaped, the record the same JSON', async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = createLogger({ level: 'info', destination: sink });
+  const { logger, written } = memoryLogger('info');
   const line = `stderr: \u001b]8;;http://evil\u0007link\u001b]8;;\u0007 \u009b2J evil\u202etxt.sh \u200b\u2028`;
   logger.warn({ server: 'fs', line }, 'a server wrote to stderr');
-  await new Promise((resolve) => setImmediate(resolve));
-  const written = lines.join('');
-  expect(written.endsWith('}\n')).toBe(true);
-  expect(raw(written.slice(0, -1))).toEqual([]);
-  expect((JSON.parse(written) as { line: string }).line).toBe(line);
+  const text = await written();
+  expect(text.endsWith('}\n')).toBe(true);
+  expect(raw(text.slice(0, -1))).toEqual([]);
+  expect((JSON.parse(text) as { line: string }).line).toBe(line);
 });
 
 test("a command's --json output through memoryOutput is the JSON shown (mcp-latch audit --json wrote U+009B and U+202E raw)", () => {

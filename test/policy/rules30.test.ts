@@ -15,6 +15,20 @@ import { freshPremisePlace, MODES, premiseEnv, runs, workspaceShell, type Rules 
 const place = workspaceShell('rules30-');
 const { shell, notAllowed } = place;
 
+/** Whether gpg, making a key with a home whose gpg.conf names an agent program (given by `$GNUPGHOME` or `--homedir`), ran that program (V1's and V2's premise). */
+function gpgRanAgentOf(name: string, by: 'GNUPGHOME' | '--homedir'): boolean {
+  const premise = freshPremisePlace(place.root, name);
+  const home = join(premise.dir, 'g');
+  mkdirSync(home, { mode: 0o700 });
+  const agent = join(premise.dir, 'agent.sh');
+  writeFileSync(agent, `#!/bin/sh\ntouch '${premise.marker}'\n`);
+  chmodSync(agent, 0o755);
+  writeFileSync(join(home, 'gpg.conf'), `agent-program ${agent}\n`);
+  const env = premiseEnv(premise.dir, /^GNUPG/, by === 'GNUPGHOME' ? { GNUPGHOME: home } : {});
+  spawnSync('gpg', [...(by === '--homedir' ? ['--homedir', home] : []), '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', '--quick-generate-key', 'r30@example.com'], { env, stdio: 'ignore', timeout: 30_000 });
+  return premise.ran();
+}
+
 const expectVerdict = (verdict: string, commands: readonly string[], mode: DefaultMode, rules: Rules): void => {
   for (const command of commands) {
     const decision = shell(command, mode, rules);
@@ -76,16 +90,7 @@ describe('V1 variables that make a program load code or another configuration (b
   }, 120_000);
   test('premise: gpg runs the agent program of $GNUPGHOME/gpg.conf (GnuPG)', (context) => {
     if (!runs('gpg', ['--version'])) return context.skip('needs gpg');
-    const premise = freshPremisePlace(place.root, 'gnupghome');
-    const home = join(premise.dir, 'g');
-    mkdirSync(home, { mode: 0o700 });
-    const agent = join(premise.dir, 'agent.sh');
-    writeFileSync(agent, `#!/bin/sh\ntouch '${premise.marker}'\n`);
-    chmodSync(agent, 0o755);
-    writeFileSync(join(home, 'gpg.conf'), `agent-program ${agent}\n`);
-    const env = premiseEnv(premise.dir, /^GNUPG/, { GNUPGHOME: home });
-    spawnSync('gpg', ['--batch', '--pinentry-mode', 'loopback', '--passphrase', '', '--quick-generate-key', 'r30@example.com'], { env, stdio: 'ignore', timeout: 30_000 });
-    expect(premise.ran()).toBe(true);
+    expect(gpgRanAgentOf('gnupghome', 'GNUPGHOME')).toBe(true);
   }, 60_000);
 });
 
@@ -257,16 +262,7 @@ describe('V2 gpg\'s --homedir and --options name the gpg.conf whose options run 
   });
   test('premise: gpg --homedir D runs the agent program of D/gpg.conf (GnuPG)', (context) => {
     if (!runs('gpg', ['--version'])) return context.skip('needs gpg');
-    const premise = freshPremisePlace(place.root, 'gpg-homedir');
-    const home = join(premise.dir, 'g');
-    mkdirSync(home, { mode: 0o700 });
-    const agent = join(premise.dir, 'agent.sh');
-    writeFileSync(agent, `#!/bin/sh\ntouch '${premise.marker}'\n`);
-    chmodSync(agent, 0o755);
-    writeFileSync(join(home, 'gpg.conf'), `agent-program ${agent}\n`);
-    const env = premiseEnv(premise.dir, /^GNUPG/);
-    spawnSync('gpg', ['--homedir', home, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', '--quick-generate-key', 'r30@example.com'], { env, stdio: 'ignore', timeout: 30_000 });
-    expect(premise.ran()).toBe(true);
+    expect(gpgRanAgentOf('gpg-homedir', '--homedir')).toBe(true);
   }, 60_000);
 });
 

@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenHash } from '../../src/team/identity.js';
 import { FS_SERVER, eventually, tempDir, textOf } from '../helpers/gateway.js';
-import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
+import { servedKeys, startTeam, teamClient, type ServedKeys, type TeamHarness } from '../helpers/team.js';
 
 /**
  * `http.oauth.approveScope` with `http.tokens` beside it (a script's token, say): once the key is
@@ -23,19 +21,11 @@ const AUDIENCE = 'https://latch.test/mcp';
 
 describe('serve --http: approveScope and an http.tokens client token', () => {
   let dir: string;
-  let jwks: Server;
-  let key: CryptoKey;
+  let jwks: ServedKeys;
   let team: TeamHarness;
 
   beforeAll(async () => {
-    const pair = await generateKeyPair('RS256');
-    key = pair.privateKey;
-    const published = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
-    jwks = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(published));
-    });
-    await new Promise<void>((done) => jwks.listen(0, '127.0.0.1', done));
+    jwks = await servedKeys();
     dir = tempDir();
     team = await startTeam(dir, {
       mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
@@ -43,7 +33,7 @@ describe('serve --http: approveScope and an http.tokens client token', () => {
       approval: { fallback: 'browser-manual', timeoutSeconds: 60 },
       http: {
         tokens: [{ user: 'alice', sha256: tokenHash(SCRIPT) }],
-        oauth: { issuer: ISSUER, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, audience: AUDIENCE, approveScope: SCOPE },
+        oauth: { issuer: ISSUER, jwksUrl: jwks.url, audience: AUDIENCE, approveScope: SCOPE },
       },
     });
   }, 60_000);
@@ -54,7 +44,7 @@ describe('serve --http: approveScope and an http.tokens client token', () => {
   });
 
   function token(scope?: string): Promise<string> {
-    return new SignJWT(scope ? { scope } : {}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject('alice').setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(key);
+    return new SignJWT(scope ? { scope } : {}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject('alice').setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(jwks.key);
   }
 
   test("the client token does not answer; alice's approver credential does", async () => {
@@ -94,19 +84,11 @@ describe('serve --http: approveScope and an http.tokens client token', () => {
 describe('serve --http: an http.tokens approver and an OAuth client token', () => {
   const APPROVER = 'token-of-alice-approver-0123456789';
   let dir: string;
-  let jwks: Server;
-  let key: CryptoKey;
+  let jwks: ServedKeys;
   let team: TeamHarness;
 
   beforeAll(async () => {
-    const pair = await generateKeyPair('RS256');
-    key = pair.privateKey;
-    const published = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
-    jwks = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(published));
-    });
-    await new Promise<void>((done) => jwks.listen(0, '127.0.0.1', done));
+    jwks = await servedKeys();
     dir = tempDir();
     team = await startTeam(dir, {
       mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
@@ -114,7 +96,7 @@ describe('serve --http: an http.tokens approver and an OAuth client token', () =
       approval: { fallback: 'browser-manual', timeoutSeconds: 60 },
       http: {
         tokens: [{ user: 'alice', role: 'approver', sha256: tokenHash(APPROVER) }],
-        oauth: { issuer: ISSUER, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, audience: AUDIENCE },
+        oauth: { issuer: ISSUER, jwksUrl: jwks.url, audience: AUDIENCE },
       },
     });
   }, 60_000);
@@ -125,7 +107,7 @@ describe('serve --http: an http.tokens approver and an OAuth client token', () =
   });
 
   function token(sub: string): Promise<string> {
-    return new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject(sub).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(key);
+    return new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject(sub).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(jwks.key);
   }
 
   test("alice's OAuth client token does not answer once she has an approver token; bob's, who has none, answers his own", async () => {

@@ -1,11 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isTrustedKeysUrl } from '../../src/config/schema.js';
 import { BIN, EVERYTHING_SERVER, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
-import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
+import { servedKeys, startTeam, teamClient, type ServedKeys, type TeamHarness } from '../helpers/team.js';
 
 /**
  * OAuth resource-server mode against a JWKS this test serves on 127.0.0.1 with keys it generates:
@@ -15,27 +13,20 @@ const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'https://latch.test/mcp';
 
 describe('serve --http with http.oauth', () => {
-  let jwks: Server;
+  let jwks: ServedKeys;
   let team: TeamHarness;
   let issuerKey: CryptoKey;
   let otherKey: CryptoKey;
 
   beforeAll(async () => {
-    const issuer = await generateKeyPair('RS256');
-    const other = await generateKeyPair('RS256');
-    issuerKey = issuer.privateKey;
-    otherKey = other.privateKey;
-    const published = { keys: [{ ...(await exportJWK(issuer.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
-    jwks = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(published));
-    });
-    await new Promise<void>((done) => jwks.listen(0, '127.0.0.1', done));
+    jwks = await servedKeys();
+    issuerKey = jwks.key;
+    otherKey = (await generateKeyPair('RS256')).privateKey;
     const dir = tempDir();
     team = await startTeam(dir, {
       mcpServers: { every: { command: process.execPath, args: [EVERYTHING_SERVER] } },
       permissions: { allow: ['mcp__every__echo'] },
-      http: { oauth: { issuer: ISSUER, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, audience: AUDIENCE, admins: ['carol'] } },
+      http: { oauth: { issuer: ISSUER, jwksUrl: jwks.url, audience: AUDIENCE, admins: ['carol'] } },
     });
   }, 60_000);
 
@@ -105,7 +96,7 @@ describe('serve --http with http.oauth', () => {
     // Before round 13 every valid token answered its user's calls: the client's own included (docs/team.md#approvers).
     const scoped = await startTeam(tempDir(), {
       mcpServers: { every: { command: process.execPath, args: [EVERYTHING_SERVER] } },
-      http: { oauth: { issuer: ISSUER, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, audience: AUDIENCE, approveScope: 'mcp-latch:approve' } },
+      http: { oauth: { issuer: ISSUER, jwksUrl: jwks.url, audience: AUDIENCE, approveScope: 'mcp-latch:approve' } },
     });
     try {
       const client = await token(issuerKey, { sub: 'dave', scope: 'mcp' });
