@@ -16,6 +16,24 @@ function tmux(...args: string[]): string {
   return execFileSync('tmux', args, { encoding: 'utf8' });
 }
 
+/**
+ * A detached session running `command`. tmux's server exits once its last session is gone (its
+ * `exit-empty` option): a new session asked of it while it exits fails with "server exited
+ * unexpectedly" (one describe's afterAll kills its session just before the next starts one; seen once
+ * in a run as CI runs it), and the next attempt starts a new server.
+ */
+function newSession(name: string, command: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      tmux('new-session', '-d', '-s', name, '-x', '200', '-y', '60', command);
+      return;
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes('server exited unexpectedly')) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+}
+
 function screen(): string {
   return tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', session);
 }
@@ -49,7 +67,7 @@ function press(...keys: string[]): void {
 beforeAll(() => {
   dir = tempDir();
   const config = writeConfig(dir, { mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } }, workspace: [dir] });
-  tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '60', `${process.execPath} ${BIN} try --config ${config} --log ${join(dir, 'gateway.log')}`);
+  newSession(session, `${process.execPath} ${BIN} try --config ${config} --log ${join(dir, 'gateway.log')}`);
 });
 
 afterAll(() => {
@@ -141,7 +159,7 @@ describe("mcp-latch try with a server's own question", () => {
   test("is headed as a server's question, not as mcp-latch's approval, even with mcp-latch's _meta", async () => {
     const own = tempDir();
     const config = writeConfig(own, { mcpServers: { fx: fixtureServer('fx', join(own, 'calls.log')) }, workspace: [own], permissions: { allow: ['mcp__fx__ask_user'] } });
-    tmux('new-session', '-d', '-s', asking, '-x', '200', '-y', '60', `${process.execPath} ${BIN} try --config ${config} --log ${join(own, 'gateway.log')}`);
+    newSession(asking, `${process.execPath} ${BIN} try --config ${config} --log ${join(own, 'gateway.log')}`);
     await eventually(() => expect(shown()).toContain('tool> '), 30_000, 100);
     tmux('send-keys', '-t', asking, '-l', 'fx__ask_user');
     tmux('send-keys', '-t', asking, 'Enter');
@@ -175,7 +193,7 @@ describe('mcp-latch try with a server that cannot start', () => {
     const own = tempDir();
     // A short first-list wait: the server keeps crashing, so the list never waits for it to settle.
     const config = writeConfig(own, { mcpServers: { broken: fixtureServer('broken', join(own, 'broken.log'), ['--crash-on-start']) }, timeouts: { firstListSeconds: 1 } });
-    tmux('new-session', '-d', '-s', broken, '-x', '200', '-y', '60', `${process.execPath} ${BIN} try --config ${config}`);
+    newSession(broken, `${process.execPath} ${BIN} try --config ${config}`);
     const until = (pattern: RegExp) => eventually(() => expect(shown()).toMatch(pattern), 20_000, 100);
     await until(/tool> /);
     const logPath = /its log: (\S+), removed on exit/.exec(shown())?.[1];
