@@ -19,6 +19,37 @@ const SCRIPT = 'token-of-alice-script-0123456789';
 const SCOPE = 'mcp-latch:approve';
 const AUDIENCE = 'https://latch.test/mcp';
 
+/**
+ * The model's own write through `clientToken`: not asked in its client, the call waits on /api, where
+ * that token's "Allow once" is refused (403, naming the approver credential; `alsoRefused` checks
+ * more) and nothing is written; the answer of `approver()` runs it.
+ */
+async function selfApprovalRefused(team: TeamHarness, dir: string, clientToken: string, approver: () => Promise<string>, alsoRefused?: () => Promise<void>): Promise<void> {
+  const client = await teamClient(team.url, clientToken, () => ({ action: 'decline' }));
+  try {
+    const file = join(dir, 'self-approved.txt');
+    const call = client.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'by the model' } }, undefined, { timeout: 90_000 });
+    call.catch(() => undefined);
+    const waiting = await eventually(async () => {
+      const [pending] = (await team.api('/api/pending', clientToken)).body.pending as Array<{ id: string }>;
+      expect(pending).toBeDefined();
+      return pending!;
+    }, 30_000);
+    // Not asked in the client: the user answers with the approver credential only.
+    expect(client.elicitations).toHaveLength(0);
+    const refused = await team.api(`/api/pending/${waiting.id}`, clientToken, { method: 'POST', body: { decision: 'Allow once' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toContain('approver credential');
+    await alsoRefused?.();
+    expect(existsSync(file)).toBe(false);
+    expect((await team.api(`/api/pending/${waiting.id}`, await approver(), { method: 'POST', body: { decision: 'Allow once' } })).status).toBe(200);
+    expect(textOf(await call)).toContain('Successfully wrote');
+    expect(existsSync(file)).toBe(true);
+  } finally {
+    await client.close();
+  }
+}
+
 describe('serve --http: approveScope and an http.tokens client token', () => {
   let dir: string;
   let jwks: ServedKeys;
@@ -50,28 +81,7 @@ describe('serve --http: approveScope and an http.tokens client token', () => {
   test("the client token does not answer; alice's approver credential does", async () => {
     expect((await team.api('/api/me', SCRIPT)).body).toEqual({ user: 'alice', role: 'user', approves: false });
     expect(team.stderr()).not.toContain('alice has no approver token');
-    const client = await teamClient(team.url, SCRIPT, () => ({ action: 'decline' }));
-    try {
-      const file = join(dir, 'self-approved.txt');
-      const call = client.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'by the model' } }, undefined, { timeout: 90_000 });
-      call.catch(() => undefined);
-      const waiting = await eventually(async () => {
-        const [pending] = (await team.api('/api/pending', SCRIPT)).body.pending as Array<{ id: string }>;
-        expect(pending).toBeDefined();
-        return pending!;
-      }, 30_000);
-      // Not asked in the client: alice answers with her approver credential only.
-      expect(client.elicitations).toHaveLength(0);
-      const refused = await team.api(`/api/pending/${waiting.id}`, SCRIPT, { method: 'POST', body: { decision: 'Allow once' } });
-      expect(refused.status).toBe(403);
-      expect(refused.body.error).toContain('approver credential');
-      expect(existsSync(file)).toBe(false);
-      expect((await team.api(`/api/pending/${waiting.id}`, await token(SCOPE), { method: 'POST', body: { decision: 'Allow once' } })).status).toBe(200);
-      expect(textOf(await call)).toContain('Successfully wrote');
-      expect(existsSync(file)).toBe(true);
-    } finally {
-      await client.close();
-    }
+    await selfApprovalRefused(team, dir, SCRIPT, () => token(SCOPE));
   }, 120_000);
 });
 
@@ -114,28 +124,9 @@ describe('serve --http: an http.tokens approver and an OAuth client token', () =
     const oauth = await token('alice');
     expect((await team.api('/api/me', oauth)).body).toEqual({ user: 'alice', role: 'user', approves: false });
     expect((await team.api('/api/me', await token('bob'))).body).toEqual({ user: 'bob', role: 'user', approves: true });
-    const client = await teamClient(team.url, oauth, () => ({ action: 'decline' }));
-    try {
-      const file = join(dir, 'self-approved.txt');
-      const call = client.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'by the model' } }, undefined, { timeout: 90_000 });
-      call.catch(() => undefined);
-      const waiting = await eventually(async () => {
-        const [pending] = (await team.api('/api/pending', oauth)).body.pending as Array<{ id: string }>;
-        expect(pending).toBeDefined();
-        return pending!;
-      }, 30_000);
-      expect(client.elicitations).toHaveLength(0);
-      const refused = await team.api(`/api/pending/${waiting.id}`, oauth, { method: 'POST', body: { decision: 'Allow once' } });
-      expect(refused.status).toBe(403);
-      expect(refused.body.error).toContain('approver credential');
+    await selfApprovalRefused(team, dir, oauth, async () => APPROVER, async () => {
       expect((await team.api('/api/rules', oauth, { method: 'DELETE', body: { rule: 'mcp__fs' } })).status).toBe(403);
-      expect(existsSync(file)).toBe(false);
-      expect((await team.api(`/api/pending/${waiting.id}`, APPROVER, { method: 'POST', body: { decision: 'Allow once' } })).status).toBe(200);
-      expect(textOf(await call)).toContain('Successfully wrote');
-      expect(existsSync(file)).toBe(true);
-    } finally {
-      await client.close();
-    }
+    });
   }, 120_000);
 });
 
