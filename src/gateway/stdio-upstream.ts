@@ -44,13 +44,14 @@ export class StdioUpstream implements Transport, LineSending {
   private readonly heldSizes: number[] = [];
   private heldChars = 0;
   /**
-   * This tick's progress notifications of requests not answered yet, added to the write as it is made
-   * unless the request is answered first (holdProgress, flush). A list, as the least that keeps their
-   * order and each one's count against the limit (sendDroppable): a map by request reorders the
-   * requests' updates and counts them together, and a set of answered ids checked at flush would also
-   * drop an update sent after its request's answer (round 25 re-read; docs/approval.md).
+   * This turn's progress notifications of requests not answered yet, written when the event loop's
+   * turn ends unless the request is answered first (holdProgress, writeProgress). A list, as the
+   * least that keeps their order and each one's count against the limit (sendDroppable): a map by
+   * request reorders the requests' updates and counts them together (round 25 re-read; docs/approval.md).
    */
   private readonly progress: Array<{ id: RequestId; line: string }> = [];
+  /** The end of the turn, when `progress` is written (holdProgress). */
+  private progressTurn: NodeJS.Immediate | null = null;
 
   /**
    * `maxMessageBytes`: `limits.messageMB`, in bytes. `reusedChunks`: `input` writes each read over
@@ -240,21 +241,35 @@ export class StdioUpstream implements Transport, LineSending {
   }
 
   /**
-   * A request's progress notification waits for the end of the tick: when the request is answered
-   * in the same tick (its server's update and answer read together, as they mostly are), the
-   * update is not sent, the answer supersedes it. The TypeScript SDK's Client handles a
-   * notification a microtask after the read it came in and an answer at once, so one write holding
-   * both lost the update and reported its token unknown to `onerror` (typescript-sdk#2580): 17 of
-   * 20 such updates through the gateway, none directly (docs/approval.md, "What of a server's
-   * question is escaped"). An update of a request still running goes in the tick's write, as before.
+   * A request's progress notification waits for the end of the event loop's turn (setImmediate):
+   * when the request is answered in the same turn (its server's update and answer read together,
+   * as they mostly are), the update is not sent, the answer supersedes it. The TypeScript SDK's
+   * Client handles a notification a microtask after the read it came in and an answer at once, so
+   * an update it read with its answer was lost and its token reported unknown to `onerror`
+   * (typescript-sdk#2580): 17 of 20 such updates through the gateway, none directly (docs/approval.md,
+   * "What of a server's question is escaped"). Until round 31 the wait was the end of the read (or a
+   * microtask), and an answer passed on through a promise (a call that waited for approval, a new
+   * tool's first call, a remote or 2026-07-28 server) comes microtasks after it: the updates read
+   * with it were written alone just before it, and a client reading the two writes at once lost
+   * them by chance (round 31 review, P31-1). The answer of a call comes in the turn of its server's
+   * answer on every path, so the rule is the same on each. An update of a request still running is
+   * written when the turn ends.
    */
   private holdProgress(id: RequestId, line: string): Promise<void> {
     this.progress.push({ id, line });
-    this.schedule();
+    this.progressTurn ??= setImmediate(this.writeProgress);
     return QUEUED;
   }
 
-  /** The request `id` is answered in this tick: its progress held in it is not sent. */
+  /** The turn ended: the progress held in it of requests still running is written, counted as any progress (sendDroppable). */
+  private readonly writeProgress = (): void => {
+    this.progressTurn = null;
+    if (this.closed) return;
+    for (const { line } of this.progress) void this.sendDroppable(line);
+    this.progress.length = 0;
+  };
+
+  /** The request `id` is answered in this turn: its progress held in it is not sent. */
   private answered(id: RequestId): void {
     let kept = 0;
     for (const held of this.progress) if (held.id !== id) this.progress[kept++] = held;
@@ -283,11 +298,6 @@ export class StdioUpstream implements Transport, LineSending {
   }
 
   private readonly flush = (): void => {
-    // Held progress of requests still running joins the write, counted as any progress (sendDroppable).
-    if (this.progress.length > 0) {
-      for (const { line } of this.progress) void this.sendDroppable(line);
-      this.progress.length = 0;
-    }
     this.scheduled = false;
     // U+2028/2029 escaped: Node 24's readline ends a line at them (downstream/lines.ts).
     const text = escapeLineSeparators(this.pending);
@@ -306,6 +316,9 @@ export class StdioUpstream implements Transport, LineSending {
     if (this.closed) return;
     if (this.scheduled) this.flush();
     this.closed = true;
+    if (this.progressTurn !== null) clearImmediate(this.progressTurn);
+    this.progressTurn = null;
+    this.progress.length = 0;
     this.output.off('drain', this.onDrain);
     const input = this.input as ClientInput;
     if (input.onBytes === this.onData) input.onBytes = null;

@@ -80,27 +80,42 @@ describe("a server's read", () => {
 describe("a request's progress and its answer", () => {
   const progress = (token: number, n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: token, progress: n } });
 
-  test('a progress notification of a request answered in the same tick is not written: the answer supersedes it (typescript-sdk#2580)', async () => {
+  const turnEnd = () => new Promise((resolve) => setImmediate(resolve));
+
+  test('a progress notification of a request answered in the same turn is not written: the answer supersedes it (typescript-sdk#2580)', async () => {
     const { transport: client, writes } = upstream();
     await client.start();
     void client.send(progress(7, 1), { relatedRequestId: 7 });
     void client.send(progress(8, 1), { relatedRequestId: 8 });
     void client.sendLine('{"jsonrpc":"2.0","id":7,"result":{}}\n', 7);
     await Promise.resolve();
-    // Request 8 still runs: its update is written, after what the tick sent before it was made.
-    expect(writes).toEqual(['{"jsonrpc":"2.0","id":7,"result":{}}\n' + JSON.stringify(progress(8, 1)) + '\n']);
+    expect(writes).toEqual(['{"jsonrpc":"2.0","id":7,"result":{}}\n']);
+    // Request 8 still runs: its update is written when the turn ends.
+    await turnEnd();
+    expect(writes).toEqual(['{"jsonrpc":"2.0","id":7,"result":{}}\n', JSON.stringify(progress(8, 1)) + '\n']);
     // An answer sent as a message (not a line) supersedes its request's update the same way.
     void client.send(progress(8, 2), { relatedRequestId: 8 });
     void client.send({ jsonrpc: '2.0', id: 8, error: { code: -32000, message: 'failed' } });
-    await Promise.resolve();
-    expect(writes[1]).toBe('{"jsonrpc":"2.0","id":8,"error":{"code":-32000,"message":"failed"}}\n');
+    await turnEnd();
+    expect(writes.slice(2)).toEqual(['{"jsonrpc":"2.0","id":8,"error":{"code":-32000,"message":"failed"}}\n']);
   });
 
-  test('an update written in an earlier tick than its answer stays, before it', async () => {
+  test('an answer a few microtasks after its update (passed on through a promise) supersedes it too (round 31 review, P31-1)', async () => {
+    const { transport: client, writes } = upstream();
+    await client.start();
+    void client.send(progress(10, 1), { relatedRequestId: 10 });
+    // Until round 31 the update was written here, alone, right before its answer.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    void client.sendLine('{"jsonrpc":"2.0","id":10,"result":{}}\n', 10);
+    await turnEnd();
+    expect(writes).toEqual(['{"jsonrpc":"2.0","id":10,"result":{}}\n']);
+  });
+
+  test('an update written in an earlier turn than its answer stays, before it', async () => {
     const { transport: client, writes } = upstream();
     await client.start();
     void client.send(progress(9, 1), { relatedRequestId: 9 });
-    await Promise.resolve();
+    await turnEnd();
     void client.sendLine('{"jsonrpc":"2.0","id":9,"result":{}}\n', 9);
     await Promise.resolve();
     expect(writes).toEqual([JSON.stringify(progress(9, 1)) + '\n', '{"jsonrpc":"2.0","id":9,"result":{}}\n']);
