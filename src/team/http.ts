@@ -644,7 +644,7 @@ export class TeamGateway {
   /** A client session's own upstream Server, latch, waiting room and grants (both eras' sessions). */
   private upstreamFor(identity: Identity, id: string, sessionless = false): { room: WaitingRoom; grants: StoredSessionGrants; upstream: UpstreamSession } {
     const store = this.options.store;
-    const room = new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`);
+    const room = new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`, this.waitingBudget(identity.user));
     const grants = new StoredSessionGrants(store, { user: identity.user, session: id }, this.core.matchEnvNow(), this.core.logger);
     const upstream = new UpstreamSession({
       core: this.core,

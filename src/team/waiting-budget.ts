@@ -12,6 +12,8 @@ export interface WaitingLimits {
 export class WaitingBudget {
   private calls = 0;
   private bytes = 0;
+  /** Of `calls`, those answered "pending" and kept for their retry window (keep). */
+  private kept = 0;
 
   constructor(
     private readonly user: string,
@@ -21,8 +23,9 @@ export class WaitingBudget {
   /** Takes a place for a call of `bytes`; null when taken, else why not, naming the key that raises the limit. */
   take(bytes: number): string | null {
     const { calls, bytes: most } = this.limits();
-    if (this.calls >= calls) return `user ${this.user} has ${this.calls} calls waiting already, the most http.maxWaitingCallsPerUser (${calls}) allows; answer or cancel some, or raise http.maxWaitingCallsPerUser`;
-    if (this.bytes + bytes > most) return `user ${this.user}'s waiting calls hold ${mb(this.bytes)} MB of arguments and this one ${mb(bytes)} MB, past http.maxWaitingMBPerUser (${mb(most)} MB); answer or cancel some, or raise http.maxWaitingMBPerUser`;
+    const kept = this.kept > 0 ? ` (${this.kept} of them answered "pending" and kept for a retry until their approval.retryWindowSeconds ends)` : '';
+    if (this.calls >= calls) return `user ${this.user} has ${this.calls} calls waiting already${kept}, the most http.maxWaitingCallsPerUser (${calls}) allows; answer or cancel some, or raise http.maxWaitingCallsPerUser`;
+    if (this.bytes + bytes > most) return `user ${this.user}'s waiting calls${kept} hold ${mb(this.bytes)} MB of arguments and this one ${mb(bytes)} MB, past http.maxWaitingMBPerUser (${mb(most)} MB); answer or cancel some, or raise http.maxWaitingMBPerUser`;
     this.calls += 1;
     this.bytes += bytes;
     return null;
@@ -31,6 +34,22 @@ export class WaitingBudget {
   give(bytes: number): void {
     this.calls -= 1;
     this.bytes -= bytes;
+  }
+
+  /**
+   * A call leaving the latch answered "pending" whose arguments the store keeps for its retry
+   * window: it keeps its place, taken here before the latch gives back its own, so it is never
+   * refused (round 31 review, T31-1: they counted nowhere). Given back with `release`.
+   */
+  keep(bytes: number): void {
+    this.calls += 1;
+    this.bytes += bytes;
+    this.kept += 1;
+  }
+
+  release(bytes: number): void {
+    this.kept -= 1;
+    this.give(bytes);
   }
 }
 

@@ -3,6 +3,7 @@ import type { ApprovalPage, PageItem } from '../latch/page.js';
 import { readEdit } from '../latch/edit.js';
 import { choiceLabels, parseChoice, requestPayload, type PromptAnswer } from '../latch/prompt.js';
 import type { InteractionAnswer, PendingCall, TeamStore } from './store.js';
+import type { WaitingBudget } from './waiting-budget.js';
 import { isPlainObject } from '../values.js';
 
 /**
@@ -15,12 +16,16 @@ export class WaitingRoom implements ApprovalPage {
   private readonly ids = new WeakMap<PageItem, string>();
   /** The calls held now, so that closing the room (its session ended) withdraws every one. */
   private readonly held = new Set<AbortController>();
+  /** The items held now, each with the bytes it keeps of its user's waiting budget once answered "pending" (answeredPending). */
+  private readonly holding = new Map<PageItem, { kept: number | null }>();
   private closed = false;
 
   constructor(
     private readonly store: TeamStore,
     private readonly owner: { user: string; session: string },
     readonly url: string,
+    /** The user's waiting calls on this replica (waiting-budget.ts), which a call kept for its retry window still counts in. */
+    private readonly budget?: WaitingBudget,
   ) {}
 
   /** The interactions API needs the user's own token, so its address holds no secret. */
@@ -60,6 +65,8 @@ export class WaitingRoom implements ApprovalPage {
     signal.addEventListener('abort', withdraw, { once: true });
     if (signal.aborted) hold.abort();
     this.held.add(hold);
+    const holding = { kept: null as number | null };
+    this.holding.set(item, holding);
     let answer: InteractionAnswer | null;
     try {
       answer = await this.store.hold(call, hold.signal);
@@ -68,6 +75,8 @@ export class WaitingRoom implements ApprovalPage {
       return { type: 'dismissed' };
     } finally {
       this.held.delete(hold);
+      this.holding.delete(item);
+      if (holding.kept !== null) this.budget?.release(holding.kept);
       signal.removeEventListener('abort', withdraw);
     }
     return answerOf(answer, item);
@@ -75,6 +84,14 @@ export class WaitingRoom implements ApprovalPage {
 
   answeredPending(item: PageItem, retryUntil: number): void {
     item.retryUntil = retryUntil;
+    // Security: the store keeps the call, its arguments included, until its retry window ends: it stays
+    // one of the user's waiting calls, or a client answered "pending" every timeoutSeconds piles up
+    // retryWindow/timeout times http.maxWaitingCallsPerUser of them (round 31 review, T31-1).
+    const holding = this.holding.get(item);
+    if (holding && holding.kept === null && this.budget) {
+      holding.kept = Buffer.byteLength(JSON.stringify(item.input.args ?? {}));
+      this.budget.keep(holding.kept);
+    }
     const id = this.ids.get(item);
     if (id) void this.store.update(id, { retryUntil: new Date(retryUntil).toISOString() }).catch(() => undefined);
   }

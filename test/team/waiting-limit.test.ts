@@ -78,3 +78,62 @@ describe('serve --http: http.maxWaitingCallsPerUser and http.maxWaitingMBPerUser
     ]);
   });
 });
+
+/**
+ * A call answered "pending" (its person did not answer within approval.timeoutSeconds) stays in the
+ * team store, its arguments included, until approval.retryWindowSeconds ends: until round 31 it
+ * counted nowhere, so a member's client answered "pending" once a second (timeoutSeconds 1) kept
+ * every call of the last ten minutes (retryWindowSeconds 600), past http.maxWaitingCallsPerUser
+ * (round 31 review, T31-1). Now it keeps its place in the member's waiting calls until answered or
+ * expired.
+ */
+describe('serve --http: a call kept for its retry window counts in http.maxWaitingCallsPerUser', () => {
+  let dir: string;
+  let team: TeamHarness;
+  const open: TeamClient[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir();
+    team = await startTeam(dir, {
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+      workspace: [dir],
+      approval: { fallback: 'browser-manual', timeoutSeconds: 1, retryWindowSeconds: 600 },
+      http: { tokens: [{ user: 'bob', sha256: tokenHash(B) }, { user: 'alice', sha256: tokenHash(A) }], maxWaitingCallsPerUser: 3 },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(open.map((client) => client.close()));
+    await team?.close();
+  });
+
+  const write = (client: TeamClient, name: string) => client.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, name), content: name } }, undefined, { timeout: 60_000 });
+  const pendingOf = async (token: string) => (await team.api('/api/pending', token)).body.pending as Array<{ id: string; retryUntil: string | null }>;
+
+  test('the fourth call is denied at once while three wait for a retry; an answer gives its place back', async () => {
+    const bob = await teamClient(team.url, B);
+    open.push(bob);
+    for (const name of ['p1.txt', 'p2.txt', 'p3.txt']) expect(textOf(await write(bob, name))).toContain('this call is waiting for the user\'s approval');
+    const kept = await pendingOf(B);
+    expect(kept).toHaveLength(3);
+    expect(kept.every((call) => call.retryUntil !== null)).toBe(true);
+    // Before round 31 this one waited too (and a fifth, sixth…): 4 listed, then 5.
+    const refused = textOf(await write(bob, 'p4.txt'));
+    expect(refused).toContain('this call may not wait for approval');
+    expect(refused).toContain('bob has 3 calls waiting already (3 of them answered "pending"');
+    expect(refused).toContain('http.maxWaitingCallsPerUser');
+    expect(await pendingOf(B)).toHaveLength(3);
+
+    // Another member is not touched.
+    const alice = await teamClient(team.url, A);
+    open.push(alice);
+    expect(textOf(await write(alice, 'a1.txt'))).toContain('this call is waiting for the user\'s approval');
+
+    // bob's answer (a denial) ends one hold: his next call waits again.
+    expect((await team.api(`/api/pending/${kept[0]!.id}`, B, { method: 'POST', body: { decision: 'Deny' } })).status).toBe(200);
+    await eventually(async () => expect(await pendingOf(B)).toHaveLength(2), 30_000);
+    expect(textOf(await write(bob, 'p5.txt'))).toContain('this call is waiting for the user\'s approval');
+    expect(await pendingOf(B)).toHaveLength(3);
+    expect(existsSync(join(dir, 'p4.txt'))).toBe(false);
+  });
+});
