@@ -259,6 +259,23 @@ export function configSchemas({ lazySections = false }: { lazySections?: boolean
       .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'approveScope is one OAuth scope token (no spaces or quotes)')
       .optional()
       .describe('A scope that makes a token an approver credential (it answers calls, makes none); when set, a token without it cannot answer.'),
+    tokenTypes: z
+      .array(z.string().regex(/^[\x21-\x7e]*$/, 'each token type is a "typ" header value such as "at+jwt", or "" for a token without one'))
+      .min(1)
+      .default(['at+jwt'])
+      .describe('The "typ" header values an access token may carry (case-insensitive, "application/" optional; "" for none). RFC 9068 access tokens are "at+jwt"; an identity provider that issues others ("JWT", none) must be named here.'),
+    clients: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('The OAuth clients whose tokens are accepted: the token\'s "client_id" (RFC 9068), else its "azp", must be one of them. Unset: any client the issuer gave a token for this audience.'),
+    keysCacheSeconds: z.number().positive().max(86_400).default(600).describe("How long a fetched key set is used before it is fetched again."),
+    staleKeysSeconds: z
+      .number()
+      .min(0)
+      .max(86_400)
+      .default(3600)
+      .describe("How long past keysCacheSeconds the last key set fetched is still used while the issuer cannot be reached (logged); 0 refuses every token then."),
   }));
 
   const HttpSchema = z.strictObject({

@@ -193,7 +193,7 @@ export class TeamGateway {
     const configured = this.core.config().http.resource;
     this.base = configured ? new URL(configured).origin : `http://${shown}:${bound}`;
     const resource = configured ?? `${this.base}/mcp`;
-    this.authenticator = new Authenticator(() => this.core.config().http, resource);
+    this.authenticator = new Authenticator(() => this.core.config().http, resource, (fields, text) => this.core.logger.warn(fields, text));
     this.warnClientsThatApprove();
     this.core.start(SHARED_SERVER_CAPABILITIES);
     this.recheck = setInterval(() => void this.recheckStreams().catch((error: unknown) => this.core.logger.warn({ err: errorMessage(error) }, 'could not check the credentials of event streams')), STREAM_RECHECK_MS);
@@ -353,7 +353,8 @@ export class TeamGateway {
     if (!this.authenticator.configured()) return this.identifyLocal(req, res);
     const result = await this.authenticator.authenticate(req.headers.authorization);
     if ('identity' in result) return result.identity;
-    const challenge = [`resource_metadata="${this.base}${METADATA_PATH}"`, ...(result.refused === 'invalid' ? ['error="invalid_token"', `error_description="${result.detail.replace(/["\\]/g, '')}"`] : [])];
+    // The detail may quote a claim of the token: kept to printable ASCII, no quote, as a header allows.
+    const challenge = [`resource_metadata="${this.base}${METADATA_PATH}"`, ...(result.refused === 'invalid' ? ['error="invalid_token"', `error_description="${result.detail.replace(/["\\]/g, '').replace(/[^\x20-\x7e]/g, '?')}"`] : [])];
     res.setHeader('WWW-Authenticate', `Bearer ${challenge.join(', ')}`);
     json(res, 401, { error: result.refused === 'missing' ? 'authentication required' : 'invalid token' });
     return null;

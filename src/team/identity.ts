@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from '../node-crypto.js';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { USER_ID, type HttpConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Identity } from './store.js';
+import { IssuerKeys, KeysUnreachable } from './issuer-keys.js';
 
 /**
  * Who is calling a team gateway (docs/team.md#identity): a bearer token from `http.tokens`, found
@@ -10,7 +11,10 @@ import type { Identity } from './store.js';
  * token signed by a key of the issuer's JWKS, issued by `http.oauth.issuer` for this gateway
  * (`aud`), not expired. Verification is `jose`'s: signature, `iss`, `aud`, `exp`/`nbf`; `exp` is
  * required (a token without one would be valid until the key rotates) and an `iat` in the future
- * is refused, each with `CLOCK_TOLERANCE_SECONDS` of skew.
+ * is refused, each with `CLOCK_TOLERANCE_SECONDS` of skew. Its `typ` must be one of
+ * `oauth.tokenTypes` (RFC 9068's `at+jwt` unless the issuer issues others: another JWT of the issuer,
+ * an ID token, is no access token), its client one of `oauth.clients` when set, and it must not name
+ * its own client as the user (RFC 9068 §5). The keys: issuer-keys.ts.
  */
 export type Authentication = { identity: Identity } | { refused: 'missing' | 'invalid'; detail: string };
 
@@ -29,12 +33,14 @@ export function tokenHash(token: string): string {
 
 /** Where the tokens of a config are checked; the JWKS is fetched (and cached by jose) per URL. */
 export class Authenticator {
-  private jwks: { url: string; get: JWTVerifyGetKey } | null = null;
+  private keys: IssuerKeys | null = null;
 
   constructor(
     private readonly http: () => HttpConfig | undefined,
     /** This gateway's resource URL: the default audience. */
     private readonly resource: string,
+    /** Where what the operator must know about tokens is logged (issuer unreachable, a token type not configured). */
+    private readonly warn: (fields: Record<string, unknown>, text: string) => void = () => undefined,
   ) {}
 
   /** Whether any way to authenticate is configured; without one only loopback is served, to one local user. */
@@ -82,9 +88,10 @@ export class Authenticator {
   }
 
   private async verifyJwt(token: string, oauth: NonNullable<HttpConfig['oauth']>): Promise<Authentication> {
-    if (this.jwks?.url !== oauth.jwksUrl) this.jwks = { url: oauth.jwksUrl, get: createRemoteJWKSet(new URL(oauth.jwksUrl)) };
+    const settings = { url: oauth.jwksUrl, cacheSeconds: oauth.keysCacheSeconds, staleSeconds: oauth.staleKeysSeconds };
+    if (!this.keys?.same(settings)) this.keys = new IssuerKeys(settings, this.warn);
     try {
-      const { payload } = await jwtVerify(token, this.jwks.get, {
+      const { payload, protectedHeader } = await jwtVerify(token, this.keys.getKey, {
         issuer: oauth.issuer,
         audience: oauth.audience ?? this.resource,
         requiredClaims: ['exp'],
@@ -94,6 +101,15 @@ export class Authenticator {
       if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) {
         return { refused: 'invalid', detail: 'the token\'s "iat" (issued at) is in the future' };
       }
+      // Security: an access token says so (RFC 9068 §4, RFC 8725 §3.11); another JWT of the issuer (an ID token) is refused (round 31 review, T31-2).
+      const typ = tokenTypeRefusal(protectedHeader.typ, oauth.tokenTypes);
+      if (typ) {
+        // Signed by the issuer: the operator may have to name the type its access tokens carry.
+        this.warnOnce('typ', { key: 'http.oauth.tokenTypes' }, `an OAuth token signed by the issuer was refused: ${typ} (docs/team.md#identity)`);
+        return { refused: 'invalid', detail: typ };
+      }
+      const client = clientRefusal(payload, oauth.clients, oauth.userClaim);
+      if (client) return { refused: 'invalid', detail: client };
       const user = payload[oauth.userClaim];
       if (typeof user !== 'string' || !USER_ID.test(user)) return { refused: 'invalid', detail: `the token's "${oauth.userClaim}" claim is not a user id` };
       if (oauth.approveScope !== undefined) {
@@ -105,7 +121,47 @@ export class Authenticator {
       // (round 30 review, T30-3: it answered then, while the gateway no longer asked that user in the client).
       return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user', approves: !this.hasApprover(user) } };
     } catch (error) {
+      if (error instanceof KeysUnreachable) return { refused: 'invalid', detail: 'the issuer\'s keys cannot be fetched (see the gateway\'s log)' };
       return { refused: 'invalid', detail: error instanceof joseErrors.JOSEError ? error.code : errorMessage(error) };
     }
   }
+
+  private readonly warned = new Map<string, number>();
+
+  /** Logs at most once a minute per kind: a refusal the operator must act on (a token type to configure) may come with every request. */
+  private warnOnce(kind: string, fields: Record<string, unknown>, text: string): void {
+    if (Date.now() - (this.warned.get(kind) ?? Number.NEGATIVE_INFINITY) < 60_000) return;
+    this.warned.set(kind, Date.now());
+    this.warn(fields, text);
+  }
+}
+
+/** `typ` as RFC 7515 §4.1.9 compares it: case-insensitive, "application/" optional. */
+function normalTyp(typ: string): string {
+  const lower = typ.toLowerCase();
+  return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
+}
+
+/** Why the token's `typ` header (read from its verified protected header) is not one `oauth.tokenTypes` accepts, or null. */
+export function tokenTypeRefusal(typ: unknown, accepted: readonly string[]): string | null {
+  if (typ !== undefined && typeof typ !== 'string') return 'the token\'s "typ" header is not a string';
+  const seen = typ === undefined ? '' : normalTyp(typ);
+  if (accepted.some((each) => normalTyp(each) === seen)) return null;
+  const named = typ === undefined ? 'no "typ" header' : `"typ" ${JSON.stringify(typ).slice(0, 80)}`;
+  return `the token has ${named}, not one of http.oauth.tokenTypes (${accepted.map((each) => JSON.stringify(each)).join(', ')}): RFC 9068 access tokens are "at+jwt"; if the identity provider issues its access tokens otherwise, name that in http.oauth.tokenTypes`;
+}
+
+/**
+ * Why the token's client may not use this gateway, or null: not one of `oauth.clients` when set
+ * (its `client_id`, RFC 9068 §2.2, else `azp`), or its client is the user it names (a token of the
+ * client credentials grant, whose `sub` is the client's id: RFC 9068 §5 warns a client able to choose
+ * its id would choose a member's).
+ */
+export function clientRefusal(payload: JWTPayload, clients: readonly string[] | undefined, userClaim: string): string | null {
+  const client = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined;
+  if (client !== undefined && client === payload[userClaim]) return `the token's "${userClaim}" is its own client's id (${JSON.stringify(client).slice(0, 80)}): a token of a client acting for itself names no member; use an http.tokens token for scripts`;
+  if (clients === undefined) return null;
+  if (client === undefined) return 'the token names no client ("client_id" or "azp"), and http.oauth.clients is set';
+  if (!clients.includes(client)) return `the token's client ${JSON.stringify(client).slice(0, 80)} is not one of http.oauth.clients`;
+  return null;
 }

@@ -90,16 +90,23 @@ export async function teamClient(url: string, token: string, onElicit?: (params:
 export interface ServedKeys {
   url: string;
   key: CryptoKey;
+  /** While down, the key set is answered 503 (the identity provider unreachable). */
+  setDown(down: boolean): void;
   close(): void;
 }
 
 export async function servedKeys(): Promise<ServedKeys> {
   const pair = await generateKeyPair('RS256');
   const published = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] });
+  let down = false;
   const server = createServer((_req, res) => {
+    if (down) {
+      res.writeHead(503).end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(published);
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`, key: pair.privateKey, close: () => server.close() };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`, key: pair.privateKey, setDown: (value) => (down = value), close: () => server.close() };
 }

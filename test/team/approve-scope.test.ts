@@ -75,7 +75,7 @@ describe('serve --http: approveScope and an http.tokens client token', () => {
   });
 
   function token(scope?: string): Promise<string> {
-    return new SignJWT(scope ? { scope } : {}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject('alice').setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(jwks.key);
+    return new SignJWT(scope ? { scope } : {}).setProtectedHeader({ alg: 'RS256', kid: 'k1', typ: 'at+jwt' }).setIssuer(ISSUER).setSubject('alice').setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(jwks.key);
   }
 
   test("the client token does not answer; alice's approver credential does", async () => {
@@ -117,7 +117,7 @@ describe('serve --http: an http.tokens approver and an OAuth client token', () =
   });
 
   function token(sub: string): Promise<string> {
-    return new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject(sub).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(jwks.key);
+    return new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1', typ: 'at+jwt' }).setIssuer(ISSUER).setSubject(sub).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(jwks.key);
   }
 
   test("alice's OAuth client token does not answer once she has an approver token; bob's, who has none, answers his own", async () => {

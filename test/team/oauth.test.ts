@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isTrustedKeysUrl } from '../../src/config/schema.js';
-import { BIN, EVERYTHING_SERVER, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import { BIN, EVERYTHING_SERVER, eventually, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
 import { servedKeys, startTeam, teamClient, type ServedKeys, type TeamHarness } from '../helpers/team.js';
 
 /**
@@ -35,10 +35,12 @@ describe('serve --http with http.oauth', () => {
     jwks?.close();
   });
 
-  /** `exp: null` signs a token without `exp`. */
-  function token(key: CryptoKey, claims: { sub?: string; aud?: string; exp?: number | string | null; iat?: number; scope?: string } = {}): Promise<string> {
-    const jwt = new SignJWT(claims.scope !== undefined ? { scope: claims.scope } : {})
-      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+  /** `exp: null` signs a token without `exp`, `typ: null` one without a `typ` header (RFC 9068's `at+jwt` otherwise). */
+  function token(key: CryptoKey, claims: { sub?: string; aud?: string; exp?: number | string | null; iat?: number; scope?: string; typ?: string | null; client_id?: string; azp?: string } = {}): Promise<string> {
+    const { scope, client_id, azp } = claims;
+    const typ = claims.typ === undefined ? 'at+jwt' : claims.typ;
+    const jwt = new SignJWT({ ...(scope !== undefined ? { scope } : {}), ...(client_id !== undefined ? { client_id } : {}), ...(azp !== undefined ? { azp } : {}) })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1', ...(typ === null ? {} : { typ }) })
       .setIssuer(ISSUER)
       .setSubject(claims.sub ?? 'carol')
       .setAudience(claims.aud ?? AUDIENCE)
@@ -91,6 +93,62 @@ describe('serve --http with http.oauth', () => {
     for (const trusted of ['https://idp.example/.well-known/jwks.json', 'http://127.0.0.1:8080/jwks', 'http://localhost:8080/jwks', 'http://[::1]:8080/jwks', 'http://127.1.2.3/jwks']) expect(isTrustedKeysUrl(trusted), trusted).toBe(true);
     for (const refused of ['http://192.0.2.2/jwks', 'http://idp.example/jwks', 'http://127.0.0.1.idp.example/jwks', 'http://localhost.idp.example/jwks', 'http://[::ffff:c000:202]/jwks', 'ftp://idp.example/jwks', 'file:///etc/jwks.json', 'not a url']) expect(isTrustedKeysUrl(refused), refused).toBe(false);
   });
+
+  // RFC 9068 §4: an access token is typed "at+jwt" and the resource server refuses any other type; another JWT
+  // of the issuer (an ID token, typ "JWT") was taken as one until round 31 (round 31 review, T31-2: /api/me 200).
+  test('a token of another type, or naming its own client as the user, is refused; http.oauth.tokenTypes and http.oauth.clients', async () => {
+    for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT']) expect((await team.api('/api/me', await token(issuerKey, { typ }))).status, typ).toBe(200);
+    for (const typ of ['JWT', null, 'id_token+jwt', 'logout+jwt']) {
+      const answer = await team.api('/api/me', await token(issuerKey, { typ }));
+      expect(answer.status, String(typ)).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toMatch(/error="invalid_token", error_description="the token has (no typ header|typ .*), not one of http\.oauth\.tokenTypes \(at\+jwt\)/);
+    }
+    await eventually(() => expect(team.stderr()).toMatch(/"key":"http\.oauth\.tokenTypes".*an OAuth token signed by the issuer was refused: the token has \\"typ\\" \\"JWT\\"/));
+    // RFC 9068 §5: a client credentials token's sub is its client's id; a client that chose "carol" would be the admin.
+    const own = await team.api('/api/me', await token(issuerKey, { sub: 'carol', client_id: 'carol' }));
+    expect(own.status).toBe(401);
+    expect(own.headers.get('www-authenticate')).toContain('is its own client');
+    expect((await team.api('/api/me', await token(issuerKey, { sub: 'carol', client_id: 'claude-code' }))).status).toBe(200);
+
+    const listed = await startTeam(tempDir(), { mcpServers: {}, http: { oauth: { issuer: ISSUER, jwksUrl: jwks.url, audience: AUDIENCE, tokenTypes: ['JWT', ''], clients: ['claude-code'] } } });
+    try {
+      expect((await listed.api('/api/me', await token(issuerKey, { sub: 'dave', typ: 'JWT', client_id: 'claude-code' }))).body).toEqual({ user: 'dave', role: 'user', approves: true });
+      expect((await listed.api('/api/me', await token(issuerKey, { sub: 'dave', typ: null, azp: 'claude-code' }))).status).toBe(200);
+      for (const [what, refused] of [
+        ['at+jwt, not listed', await token(issuerKey, { sub: 'dave', client_id: 'claude-code' })],
+        ['another client', await token(issuerKey, { sub: 'dave', typ: 'JWT', client_id: 'other-app' })],
+        ['another client by azp', await token(issuerKey, { sub: 'dave', typ: 'JWT', azp: 'other-app' })],
+        ['no client', await token(issuerKey, { sub: 'dave', typ: 'JWT' })],
+      ] as const) expect((await listed.api('/api/me', refused)).status, what).toBe(401);
+    } finally {
+      await listed.close();
+    }
+  }, 60_000);
+
+  // Until round 31 the key set aged out after 10 minutes and, the issuer unreachable, every token was refused (round 30 review's note).
+  test('while the issuer cannot be reached, its last keys hold for http.oauth.staleKeysSeconds, logged; past it every token is refused', async () => {
+    const keys = await servedKeys();
+    const oauth = { issuer: ISSUER, jwksUrl: keys.url, audience: AUDIENCE, keysCacheSeconds: 1 };
+    const lenient = await startTeam(tempDir(), { mcpServers: {}, http: { oauth: { ...oauth, staleKeysSeconds: 600 } } });
+    const strict = await startTeam(tempDir(), { mcpServers: {}, http: { oauth: { ...oauth, staleKeysSeconds: 1 } } });
+    try {
+      for (const gateway of [lenient, strict]) expect((await gateway.api('/api/me', await token(keys.key))).status).toBe(200);
+      keys.setDown(true);
+      await new Promise((done) => setTimeout(done, 2_500));
+      expect((await lenient.api('/api/me', await token(keys.key))).status).toBe(200);
+      await eventually(() => expect(lenient.stderr()).toMatch(/"limit":"http\.oauth\.staleKeysSeconds".*could not be fetched \(Expected 200 OK.*tokens are checked against the set fetched at/));
+      // Fetched 2.5 s ago: past keysCacheSeconds (1) + staleKeysSeconds (1).
+      const refused = await strict.api('/api/me', await token(keys.key));
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toContain("the issuer's keys cannot be fetched");
+      await eventually(() => expect(strict.stderr()).toMatch(/older than http\.oauth\.keysCacheSeconds \+ http\.oauth\.staleKeysSeconds allow: every token is refused/));
+      // A token of a key the issuer never served is refused from the last set as well.
+      expect((await lenient.api('/api/me', await token(otherKey))).status).toBe(401);
+    } finally {
+      keys.close();
+      await Promise.all([lenient.close(), strict.close()]);
+    }
+  }, 60_000);
 
   test('with oauth.approveScope, a token with the scope is the approver (no MCP calls) and one without it answers nothing', async () => {
     // Before round 13 every valid token answered its user's calls: the client's own included (docs/team.md#approvers).
