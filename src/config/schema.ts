@@ -46,6 +46,8 @@ export const DEFAULT_MAX_SESSIONS_PER_USER = 100;
  * 50 MB hold ~125 MiB; 20 calls are more than a client asks at once.
  */
 export const DEFAULT_MAX_WAITING_CALLS_PER_USER = 20;
+/** Each remembered rule is in the config's text (embedded store) or the store, read again at every change of the user's rules (round 31 review, T31-4). */
+export const DEFAULT_MAX_REMEMBERED_RULES_PER_USER = 500;
 export const DEFAULT_MAX_WAITING_MB_PER_USER = 50;
 
 /**
@@ -308,6 +310,12 @@ export function configSchemas({ lazySections = false }: { lazySections?: boolean
       .positive()
       .default(DEFAULT_MAX_WAITING_CALLS_PER_USER)
       .describe('Calls of one user waiting for approval (or behind one) at once, all their sessions together; a call past it is denied at once.'),
+    maxRememberedRulesPerUser: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_MAX_REMEMBERED_RULES_PER_USER)
+      .describe('Rules one user keeps by "Always allow" at most (the team store, or users.<id>.permissions.allow with the embedded store); past it, an "Always allow" holds for the session only.'),
     maxWaitingMBPerUser: z
       .number()
       .positive()

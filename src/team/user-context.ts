@@ -105,6 +105,14 @@ export function userContext(core: GatewayCore, policies: UserPolicies, store: Te
     inspectContext: () => core.inspectContext(),
     // "Always allow" goes to this user's rules only, and is in force before the call goes on.
     rememberAlways: async (rules) => {
+      // Security: a member's remembered rules are bounded: each is in the config's text (or the store), written
+      // and read again, for every member, at each change (round 31 review, T31-4: unbounded).
+      const most = core.config().http.maxRememberedRulesPerUser;
+      const have = await store.rememberedRules(user);
+      const adding = rules.filter((rule) => !have.includes(rule)).length;
+      if (adding > 0 && have.length + adding > most) {
+        throw new LatchError('STORE_WRITE_FAILED', `user ${user} keeps ${have.length} remembered rules, and http.maxRememberedRulesPerUser allows ${most}: forget some (DELETE /api/rules), or raise http.maxRememberedRulesPerUser`);
+      }
       await store.remember(user, rules);
       await policies.load(user);
     },
