@@ -163,15 +163,32 @@ export function headerMismatch(req: IncomingMessage, body: Record<string, unknow
     const named = body.method === 'resources/read' ? params.uri : params.name;
     const header = req.headers['mcp-name'];
     if (typeof header !== 'string') return 'the Mcp-Name header is missing';
-    if (decodedHeader(header) !== named) return `Mcp-Name does not match the request's ${body.method === 'resources/read' ? 'params.uri' : 'params.name'}`;
+    const decoded = decodedHeader(header);
+    if (decoded === null) return 'Mcp-Name carries a Base64 sentinel (=?base64?…?=) whose payload is not canonical Base64 of UTF-8';
+    if (decoded !== named) return `Mcp-Name does not match the request's ${body.method === 'resources/read' ? 'params.uri' : 'params.name'}`;
   }
   return null;
 }
 
-/** A header value as sent, or decoded from the revision's Base64 sentinel form (`=?base64?…?=`, "Value Encoding"). */
-function decodedHeader(value: string): string {
-  const sentinel = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(value);
-  return sentinel ? Buffer.from(sentinel[1]!, 'base64').toString('utf8') : value;
+/** Canonical Base64 (RFC 4648 §4, padded): one reading only. */
+const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * A header value as sent, or decoded from the revision's Base64 sentinel form (`=?base64?…?=`,
+ * "Value Encoding"); null for a sentinel whose payload is not canonical Base64 of UTF-8, which the
+ * revision has servers reject. Security: Node's decoder stops at the first `=` and drops what it
+ * cannot read, so `Z2V0=ZWNobw==` read "get" here while a proxy deciding on the header may read
+ * otherwise (round 31 review, T31-5: taken).
+ */
+export function decodedHeader(value: string): string | null {
+  if (!(value.startsWith('=?base64?') && value.endsWith('?=') && value.length >= '=?base64??='.length)) return value;
+  const payload = value.slice('=?base64?'.length, -'?='.length);
+  if (!CANONICAL_BASE64.test(payload)) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(payload, 'base64'));
+  } catch {
+    return null;
+  }
 }
 
 /** Whether the gateway speaks this modern version. */

@@ -108,6 +108,21 @@ describe("a 2026-07-28 client over the team gateway's HTTP", () => {
     const named = await post(XAVIER, { id: 5, method: 'tools/call', params: { name: 'fix__echo', arguments: {}, _meta: ENVELOPE } }, { 'mcp-name': 'fs__write_file' });
     expect(named.status).toBe(400);
     expect(((await named.json()) as { error: { code: number; message: string } }).error).toEqual({ code: -32020, message: "Header mismatch: Mcp-Name does not match the request's params.name" });
+    // The revision's Base64 sentinel: decoded and compared; one not canonical Base64 of UTF-8 is refused (round 31 review,
+    // T31-5: Node's decoder read "Z…=Z…" up to its first "=", and "/w==" as U+FFFD, and either was taken as the name).
+    const sentinel = (text: string) => `=?base64?${text}?=`;
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    expect((await post(XAVIER, { id: 7, method: 'tools/call', params: { name: 'fix__echo', arguments: {}, _meta: ENVELOPE } }, { 'mcp-name': sentinel(b64('fix__echo')) })).status).toBe(200);
+    for (const [name, header] of [
+      ['fix__echo1', sentinel(`${b64('fix__echo1')}${b64('fs__write_file')}`)],
+      ['fix__echo1', sentinel(b64('fix__echo1').replace(/=+$/, ''))],
+      ['\uFFFD', sentinel('/w==')],
+      ['=?base64?fix__echo!?=', '=?base64?fix__echo!?='],
+    ] as const) {
+      const refused = await post(XAVIER, { id: 8, method: 'tools/call', params: { name, arguments: {}, _meta: ENVELOPE } }, { 'mcp-name': header });
+      expect(refused.status, header).toBe(400);
+      expect(((await refused.json()) as { error: { code: number; message: string } }).error).toEqual({ code: -32020, message: 'Header mismatch: Mcp-Name carries a Base64 sentinel (=?base64?…?=) whose payload is not canonical Base64 of UTF-8' });
+    }
     const bare = await post(XAVIER, { id: 6, method: 'tools/list', params: {} });
     expect(bare.status).toBe(400);
     expect(((await bare.json()) as { error: { code: number; message: string } }).error).toEqual({ code: -32020, message: "Header mismatch: MCP-Protocol-Version is 2026-07-28 but the request's _meta names no io.modelcontextprotocol/protocolVersion of that era" });
