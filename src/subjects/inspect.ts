@@ -488,18 +488,43 @@ interface Reading {
  * The readings of a `file:` string (docs/design.md "Paths, step by step", step 2): the URI
  * (fileURLToPath, which drops `?…` and `#…`); the text after `file://`, percent-decoded, as a path
  * (what a server that strips `file://` by hand opens: `file:///w/a.txt?/../../secret` is
- * `/secret`); and, for a server with no URI handling, the string as a plain path
- * (`file:/../secret` is `<root>/secret` to server-filesystem). `plain`: only that last one;
- * `uri`: the first two (a resource URI is always a URI).
+ * `/secret`); the path Python's `urllib.parse.urlparse` gives, decoded (`unquote`), which for a
+ * `file:` not followed by `//` is relative (`file:conf/x` is `conf/x` to Python, `/conf/x` to a
+ * WHATWG parser: round 31 review F31-1), and the text after a hand strip of `file:` alone; and, for
+ * a server with no URI handling, the string as a plain path (`file:/../secret` is `<root>/secret` to
+ * server-filesystem). `plain`: only that last one; `uri`: the others (a resource URI is always a
+ * URI), and the whole string too when its scheme is not written `file:` (a hand strip of
+ * `file://` does not take `FILE://`, and what is left is a relative name).
  */
 function readingsOf(value: string, fileStrings: 'plain' | 'uri' | 'both'): Reading[] {
   if (!/^file:/i.test(value)) return [{ text: value, plain: false }];
   if (fileStrings === 'plain') return [{ text: value, plain: true }];
   const out: Reading[] = [{ text: value, plain: false }];
-  const stripped = value.replace(/^file:\/\//i, '');
-  if (stripped !== value) out.push({ text: decoded(stripped), plain: true });
-  if (fileStrings === 'both') out.push({ text: value, plain: true });
+  const add = (text: string): void => {
+    if (!out.some((other) => other.plain && other.text === text)) out.push({ text, plain: true });
+  };
+  const slashes = /^file:\/\//i.test(value);
+  if (slashes) add(decoded(value.slice(7)));
+  add(pythonFilePath(value));
+  if (!slashes) add(decoded(value.slice(5)));
+  if (fileStrings === 'both' || !value.startsWith('file:')) add(value);
   return out;
+}
+
+/**
+ * The path of a `file:` URL as `urllib.parse.urlparse` splits it (RFC 3986: the authority after
+ * `//` up to the next `/`, `?` or `#` is the host, dropped; the path ends at `?` or `#`), decoded
+ * as `unquote` decodes it: what the common Python server opens (`open(unquote(urlparse(uri).path))`).
+ */
+function pythonFilePath(value: string): string {
+  let rest = value.slice(5);
+  const end = rest.search(/[?#]/);
+  if (end !== -1) rest = rest.slice(0, end);
+  if (rest.startsWith('//')) {
+    const slash = rest.indexOf('/', 2);
+    rest = slash === -1 ? '' : rest.slice(slash);
+  }
+  return decoded(rest);
 }
 
 function decoded(text: string): string {

@@ -264,3 +264,34 @@ describe("`~` is the server's own home (round 29 review, F29-1)", () => {
     expect(harness.elicitations[0]?.message).toContain(`read  ${ws}/pub/a.txt (OUTSIDE the workspace)`);
   }, 60_000);
 });
+
+describe('a file: URI without `//`, to a server that reads it with Python\'s urlparse (round 31 review, F31-1)', () => {
+  const PYTHON_SERVER = join(ROOT, 'test/fixtures/urlparse-files-server.py');
+
+  /**
+   * `file:conf/secret/db.txt` is `/conf/secret/db.txt` to a WHATWG parser and the relative
+   * `conf/secret/db.txt` to `urlparse(uri).path`: the gateway decided the first (outside the
+   * workspace, no deny rule) and in bypassPermissions the server, started in the workspace, read the
+   * denied file. Every mode refuses it now (a relative reading with no base), and the ordinary URI still reads.
+   */
+  test.each(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'] as const)('%s: file:conf/… and its other spellings are refused; file:///<w>/a.txt is read', async (mode) => {
+    const w = tempDir('urlparse-');
+    mkdirSync(join(w, 'conf', 'secret'), { recursive: true });
+    writeFileSync(join(w, 'conf', 'secret', 'db.txt'), 'TOPSECRET\n');
+    writeFileSync(join(w, 'a.txt'), 'hi\n');
+    harness = await startGateway({
+      mcpServers: { py: { command: process.env.PYTHON ?? 'python3', args: [PYTHON_SERVER], cwd: w } },
+      workspace: [w],
+      permissions: { defaultMode: mode, deny: ['Read(./conf/secret/**)'] },
+    });
+    const read = await harness.client.readResource({ uri: pathToFileURL(join(w, 'a.txt')).href });
+    expect(read.contents[0]).toMatchObject({ text: `[${join(w, 'a.txt')}] hi\n` });
+    for (const uri of ['file:conf/secret/db.txt', 'file:./conf/secret/db.txt', 'file:%63onf/secret/db.txt', 'File:conf/secret/db.txt']) {
+      const refused = await harness.client.readResource({ uri }).then((result) => JSON.stringify(result), (error: unknown) => String(error));
+      expect(refused, uri).not.toContain('TOPSECRET');
+      expect(refused, uri).toContain('Denied by mcp-latch');
+      // Before, bypassPermissions read the file: /conf/secret/db.txt matched no deny rule.
+      if (mode === 'bypassPermissions') expect(refused, uri).toContain('relative path with unknown base');
+    }
+  }, 60_000);
+});
