@@ -92,6 +92,12 @@ export class GatewayCore implements CallContext {
   private matchEnv!: MatchEnv;
   private readonly pathEnv: PathEnv;
   private clientRoots: string[] = [];
+  /**
+   * Every root the client or a server was given in this run, in the order first seen: deny and ask
+   * rules stay anchored at each after the client's roots change (MatchEnv.ruleRoots; round 31
+   * review F31-2). Only grows; as many as the client has named.
+   */
+  private readonly rootsOfRun: string[] = [];
   /** Counts the client's notifications/roots/list_changed: a server's roots/list answered before one is not answered again from that answer (relay.ts ROOTS_REUSE_MS). */
   clientRootsGeneration = 0;
   /** Per server, the last two lists of roots it was given through the relay (noteServerRoots). */
@@ -690,7 +696,19 @@ export class GatewayCore implements CallContext {
         }
       })
       .filter((root): root is string => root !== null);
+    this.noteRootsOfRun(this.clientRoots);
     this.applyPolicy();
+  }
+
+  /** Adds `roots` to rootsOfRun; true when one is new. */
+  private noteRootsOfRun(roots: readonly string[]): boolean {
+    let added = false;
+    for (const root of roots) {
+      if (this.rootsOfRun.includes(root)) continue;
+      this.rootsOfRun.push(root);
+      added = true;
+    }
+    return added;
   }
 
   /**
@@ -718,6 +736,8 @@ export class GatewayCore implements CallContext {
     if (valid.length === 0) return;
     const before = this.serverRoots.get(server) ?? [];
     this.serverRoots.set(server, [valid, ...before.filter((list) => list.join('\0') !== valid.join('\0'))].slice(0, 2));
+    // A server working in a root the gateway's own roots/list did not get (it failed, or the roots changed between the two) meets the deny and ask rules there.
+    if (this.noteRootsOfRun(valid)) this.applyPolicy();
   }
 
   private applyPolicy(): void {
@@ -740,7 +760,10 @@ export class GatewayCore implements CallContext {
   /** The workspace a config's rules are matched against: its roots and the client's. */
   private matchEnvOf(config: LoadedConfig): MatchEnv {
     const configRoots = workspaceRoots(config).map((root) => canonicalRoot(root, this.pathEnv));
-    return { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
+    const roots = [...new Set([...configRoots, ...this.clientRoots])];
+    // Deny and ask rules also at the roots of this run the workspace no longer holds (F31-2; docs/rules.md#path-globs).
+    const gone = this.rootsOfRun.filter((root) => !roots.includes(root));
+    return { home: this.pathEnv.home, roots, platform: this.pathEnv.platform, ...(gone.length > 0 ? { ruleRoots: [...roots, ...gone] } : {}) };
   }
 
   /** Some permissions of a config as a policy, with that config's built-in protections. */

@@ -21,6 +21,13 @@ export interface MatchEnv {
   home: string;
   /** Canonical workspace roots; relative rule globs are anchored at each. */
   roots: string[];
+  /**
+   * The roots a deny or ask rule's relative glob is anchored at, when more than `roots`: every root
+   * of this run, also those the client has since taken back and those a server was given (core.ts
+   * ruleRoots). A rule that denied `./conf/secret/**` in a project still denies it after the client's
+   * roots change, and a server still working in the old one meets it (round 31 review F31-2).
+   */
+  ruleRoots?: readonly string[];
   platform: NodeJS.Platform;
 }
 
@@ -92,7 +99,7 @@ export class RuleSet {
     readonly env: MatchEnv,
   ) {
     this.lists = { allow: newList(), ask: newList(), deny: newList() };
-    this.envKey = [env.platform, env.home, ...env.roots].join('\0');
+    this.envKey = [env.platform, env.home, ...env.roots, '', ...(env.ruleRoots ?? [])].join('\0');
     const real = new Map<string, string | null>();
     for (const rule of rules) this.add(rule, real);
     this.size = rules.length;
@@ -399,6 +406,8 @@ function fold(text: string, nocase: boolean): string {
  * late review L3, docs/rules.md#path-globs). An allow rule takes the escape reading only.
  */
 export function ruleGlobs(rule: PathRule, env: MatchEnv): string[] {
+  // Deny and ask rules hold at every root of the run; allow rules only at the roots now (F31-2).
+  if (rule.list !== 'allow' && env.ruleRoots !== undefined) env = { ...env, roots: [...env.ruleRoots] };
   const globs = anchorGlob(rule.pattern!, env);
   if (rule.list !== 'allow' && !isBuiltIn(rule) && rule.pattern!.includes('\\')) {
     for (const glob of anchorGlob(rule.pattern!.replace(/\\/g, '/'), env)) if (!globs.includes(glob)) globs.push(glob);

@@ -295,3 +295,79 @@ describe('a file: URI without `//`, to a server that reads it with Python\'s url
     }
   }, 60_000);
 });
+
+describe("deny and ask rules at a root the client's roots no longer hold (round 31 review, F31-2)", () => {
+  /** `<top>/w1` and `<top>/w2`, each with a conf/secret/db.txt and a pub/a.txt. */
+  function projects(): { top: string; w1: string; w2: string } {
+    const top = tempDir('roots-change-');
+    const [w1, w2] = [join(top, 'w1'), join(top, 'w2')];
+    for (const w of [w1, w2]) {
+      mkdirSync(join(w, 'conf', 'secret'), { recursive: true });
+      mkdirSync(join(w, 'pub'));
+      writeFileSync(join(w, 'conf', 'secret', 'db.txt'), `TOPSECRET ${w}\n`);
+      writeFileSync(join(w, 'pub', 'a.txt'), 'hi\n');
+    }
+    return { top, w1, w2 };
+  }
+
+  // Before, once the client's roots went from w1 to w2, `./conf/secret/**` was anchored at w2 only and cat printed w1's file.
+  test('the client moves its roots from w1 to w2: w1/conf/secret stays denied, w1 is no longer the workspace', async () => {
+    const { w1, w2 } = projects();
+    let roots = [w1];
+    harness = await startGateway(
+      { mcpServers: { cmd: { command: process.execPath, args: [COMMANDS_SERVER] } }, approval: { fallback: 'deny' }, permissions: { defaultMode: 'bypassPermissions', ask: ['Read(./pub/**)'], deny: ['Read(./conf/secret/**)'] } },
+      { capabilities: { roots: { listChanged: true } }, onListRoots: () => ({ roots: roots.map((root) => ({ uri: pathToFileURL(root).href })) }) },
+    );
+    const cat = async (file: string) => textOf(await harness!.client.callTool({ name: 'cmd__run_command', arguments: { command: `cat ${file}` } }));
+    await expect.poll(() => cat(join(w1, 'conf/secret/db.txt')), { timeout: 10_000 }).toContain('Denied by mcp-latch: the rule Read(./conf/secret/**)');
+    roots = [w2];
+    await harness.client.sendRootsListChanged();
+    await expect.poll(() => cat(join(w2, 'conf/secret/db.txt')), { timeout: 10_000 }).toContain('Denied by mcp-latch: the rule Read(./conf/secret/**)');
+    const old = await cat(join(w1, 'conf/secret/db.txt'));
+    expect(old).not.toContain('TOPSECRET');
+    expect(old).toContain('Denied by mcp-latch: the rule Read(./conf/secret/**)');
+    // The ask rule holds there too.
+    expect(await cat(join(w1, 'pub/a.txt'))).toContain('Read(./pub/**)');
+  }, 60_000);
+
+  test('allow and the workspace follow the roots now: a read in w1 asks in default mode after the move', async () => {
+    const { w1, w2 } = projects();
+    let roots = [w1];
+    harness = await startGateway(
+      { mcpServers: { cmd: { command: process.execPath, args: [COMMANDS_SERVER] } }, approval: { fallback: 'deny' }, permissions: { allow: ['Bash(cat:*)'] } },
+      { capabilities: { roots: { listChanged: true } }, onListRoots: () => ({ roots: roots.map((root) => ({ uri: pathToFileURL(root).href })) }) },
+    );
+    const cat = async (file: string) => textOf(await harness!.client.callTool({ name: 'cmd__run_command', arguments: { command: `cat ${file}` } }));
+    await expect.poll(() => cat(join(w1, 'pub/a.txt')), { timeout: 10_000 }).toBe('hi\n');
+    roots = [w2];
+    await harness.client.sendRootsListChanged();
+    await expect.poll(() => cat(join(w2, 'pub/a.txt')), { timeout: 10_000 }).toBe('hi\n');
+    expect(await cat(join(w1, 'pub/a.txt'))).toContain('outside the workspace');
+  }, 60_000);
+
+  // Before, the rule was anchored at the gateway's roots only (its own roots/list failed): <proj>/secret/id, in the server's root, was inside the workspace and allowed.
+  test('a root only the server got (the gateway\'s own roots/list failed) holds the relative deny rules too', async () => {
+    const { ws, proj } = layout();
+    mkdirSync(join(proj, 'secret'));
+    writeFileSync(join(proj, 'secret', 'id'), 'PROJ-SECRET\n');
+    const dir = tempDir();
+    let failing = Infinity;
+    const client = new Client({ name: 'ide', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      if (failing-- > 0) throw new Error('roots are not ready');
+      return { roots: [{ uri: pathToFileURL(proj).href }] };
+    });
+    const config = { mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws] } }, workspace: [ws], permissions: { deny: ['Read(./secret/**)'] } };
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', writeConfig(dir, config)], stderr: 'pipe', cwd: dir }), { timeout: 30_000 });
+    harness = { close: () => client.close() } as Harness;
+    expect(textOf(await client.callTool({ name: 'fs__list_allowed_directories', arguments: {} }))).toBe(`Allowed directories:\n${ws}`);
+    failing = 1;
+    await client.sendRootsListChanged();
+    await expect.poll(async () => textOf(await client.callTool({ name: 'fs__list_allowed_directories', arguments: {} })), { timeout: 10_000 }).toBe(`Allowed directories:\n${proj}`);
+    for (const path of ['secret/id', join(proj, 'secret/id')]) {
+      const read = await client.callTool({ name: 'fs__read_text_file', arguments: { path } });
+      expect(textOf(read), path).not.toContain('PROJ-SECRET');
+      expect(textOf(read), path).toContain('Denied by mcp-latch: the rule Read(./secret/**)');
+    }
+  }, 60_000);
+});
