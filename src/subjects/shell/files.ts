@@ -215,8 +215,14 @@ function simple(spec: SimpleSpec): Handler {
     if (spec.plusCommands) operands = operands.filter((i) => !(args[i]!.isStatic && args[i]!.value.startsWith('+')));
     if (spec.skip && !(spec.unless && hasOption(scan, ...spec.unless))) operands = operands.slice(spec.skip);
     if (spec.max !== undefined) operands = operands.slice(0, spec.max);
-    const tree = spec.tree?.(scan) ?? null;
-    const sources = spec.aliases?.(scan) ? WRITE : spec.access;
+    const aliases = spec.aliases?.(scan) === true;
+    const sources = aliases ? WRITE : spec.access;
+    // `cp -rl src dest` gives every file below src a second name below dest (a hard link), where it
+    // is read and written: the rules on reading count below src too, as for where a link leads
+    // (round 31 review F31-3: `cp -rl conf pub/c` under `Read(./conf/secret/**)` was allowed, and
+    // `cat pub/c/secret/db.txt` read the file).
+    const listed = spec.tree?.(scan) ?? null;
+    const tree: TreeRead | null = listed !== null && aliases ? { ...listed, moved: true, linked: true } : listed;
     // The tree is the operands' own access: `cp -r` reads its sources as trees, `rm -r` writes them.
     const operand = (word: Word, access: Access): void => push(out, access === sources && tree ? walked(pathOf(word, access, cwd), tree) : pathOf(word, access, cwd));
     if (tree && spec.searchesCwd && operands.length === 0) operand(staticWord('.'), READ);
@@ -1202,6 +1208,8 @@ interface GitPlace {
  */
 function rewritten(rewrite: TreeRewrite, place: GitPlace, out: FileFacts): void {
   if (rewrite.anywhere) out.reasons.push(ARCHIVE_EXTRACT);
+  // A checkout under new names is a read of what git stores (git-worktree.ts TreeRewrite.copies).
+  if (rewrite.copies) push(out, objectsRead(place));
   for (const directory of rewrite.directories) push(out, planting(pathOf(directory, WRITE, place.base, GIT_REWRITE)));
   for (const prefix of rewrite.prefixes) push(out, planting(workTreeTop(place, prefix)));
   const whole = rewrite.whole || ((place.top !== null || place.elsewhere || place.caseless) && rewrite.pathspecs.length > 0) || rewrite.pathspecs.some((word) => !word.isStatic || word.value.startsWith(':'));
@@ -1543,7 +1551,10 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
     const fromDestination = (dir: Word): Word => (!dir.isStatic || dir.value.startsWith('/') ? dir : destination?.isStatic && !isRemote(destination) ? staticWord(`${destination.value}/${dir.value}`) : { ...dir, isStatic: false });
     // rsync's `--link-dest=DIR` hard-links the destination's unchanged files to DIR's: a later write
     // of the copy writes DIR's files, so DIR is written as a tree (as `ln` writes a hard link's target).
-    if (spec.rsync) for (const dir of optionValues(scan, '--link-dest')) push(out, walked(pathOf(fromDestination(dir), WRITE, cwd), REMOVED));
+    // Its files get a second name there, read as well as written (F31-3).
+    if (spec.rsync) for (const dir of optionValues(scan, '--link-dest')) push(out, walked(pathOf(fromDestination(dir), WRITE, cwd), LINKED));
+    // `--copy-dest=DIR` copies DIR's unchanged files into the destination: a read of them (rsync(1)).
+    if (spec.rsync) for (const dir of optionValues(scan, '--copy-dest')) push(out, walked(pathOf(fromDestination(dir), READ, cwd), { content: true, follows: false }));
     operands.forEach((word, n) => {
       if (isRemote(word)) return;
       if (n === operands.length - 1 && n > 0) {

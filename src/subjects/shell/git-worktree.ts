@@ -27,6 +27,13 @@ export interface TreeRewrite {
   prefixes: Word[];
   /** `apply --unsafe-paths`: the files a patch names, which may lie outside the working tree. */
   anywhere: boolean;
+  /**
+   * The checkout into `directories` or `prefixes` is a copy of what git stores (`worktree add PATH`,
+   * `checkout-index --prefix=P`): the files are read there under new names, so it is a read of
+   * them too (round 31 review F31-4: `git worktree add pub/wt` made a readable pub/wt/conf/secret/db.txt
+   * past `Read(./conf/secret/**)`).
+   */
+  copies?: true;
 }
 
 const NOTHING: TreeRewrite = { whole: false, pathspecs: [], directories: [], prefixes: [], anywhere: false };
@@ -169,8 +176,8 @@ const checkoutIndex: Model = (args) => {
   // PREFIX is taken from the top, not the cwd (`cd src && git checkout-index -f --prefix=./ --
   // ../data/secret` wrote data/secret, git 2.39): a relative one without `..` is below the top, one
   // with `..` is known only with the top (docs/threat-model.md#git-rewrites-tracked-files).
-  if (prefix?.isStatic && !prefix.value.startsWith('/')) return prefix.value.split('/').includes('..') ? { ...NOTHING, directories: [{ ...prefix, isStatic: false }] } : { ...NOTHING, prefixes: [prefixDirectory(prefix)] };
-  if (prefix) return { ...NOTHING, directories: [prefixDirectory(prefix)] };
+  if (prefix?.isStatic && !prefix.value.startsWith('/')) return prefix.value.split('/').includes('..') ? { ...NOTHING, directories: [{ ...prefix, isStatic: false }], copies: true } : { ...NOTHING, prefixes: [prefixDirectory(prefix)], copies: true };
+  if (prefix) return { ...NOTHING, directories: [prefixDirectory(prefix)], copies: true };
   if (widens(scan, '-a', '--all', '--stdin')) return WHOLE;
   return { ...NOTHING, pathspecs: operandsOf(args, scan) };
 };
@@ -186,10 +193,11 @@ export function prefixDirectory(prefix: Word): Word {
 /** git-worktree(1): `add PATH` checks out into PATH, `remove` deletes it, `move` both. */
 const worktree: Model = (args) => {
   const first = args[0];
-  if (first && !first.isStatic) return { ...NOTHING, directories: args.slice(1) };
+  if (first && !first.isStatic) return { ...NOTHING, directories: args.slice(1), copies: true };
   const scan = scanOptions(args, 1, { short: 'bB', long: ['reason'] });
   const operands = operandsOf(args, scan);
-  if (first?.value === 'add' || first?.value === 'remove') return { ...NOTHING, directories: operands.slice(0, 1) };
+  if (first?.value === 'add') return { ...NOTHING, directories: operands.slice(0, 1), copies: true };
+  if (first?.value === 'remove') return { ...NOTHING, directories: operands.slice(0, 1) };
   if (first?.value === 'move') return { ...NOTHING, directories: operands.slice(0, 2) };
   return NOTHING;
 };
