@@ -1208,8 +1208,8 @@ interface GitPlace {
  */
 function rewritten(rewrite: TreeRewrite, place: GitPlace, out: FileFacts): void {
   if (rewrite.anywhere) out.reasons.push(ARCHIVE_EXTRACT);
-  // A checkout under new names is a read of what git stores (git-worktree.ts TreeRewrite.copies).
-  if (rewrite.copies) push(out, objectsRead(place));
+  // A checkout under new names is a read of what it copies (git-worktree.ts TreeRewrite.copies).
+  if (rewrite.copies) push(out, rewrite.copies === 'index' ? printedTree(place) : objectsRead(place));
   for (const directory of rewrite.directories) push(out, planting(pathOf(directory, WRITE, place.base, GIT_REWRITE)));
   for (const prefix of rewrite.prefixes) push(out, planting(workTreeTop(place, prefix)));
   const whole = rewrite.whole || ((place.top !== null || place.elsewhere || place.caseless) && rewrite.pathspecs.length > 0) || rewrite.pathspecs.some((word) => !word.isStatic || word.value.startsWith(':'));

@@ -28,12 +28,13 @@ export interface TreeRewrite {
   /** `apply --unsafe-paths`: the files a patch names, which may lie outside the working tree. */
   anywhere: boolean;
   /**
-   * The checkout into `directories` or `prefixes` is a copy of what git stores (`worktree add PATH`,
-   * `checkout-index --prefix=P`): the files are read there under new names, so it is a read of
-   * them too (round 31 review F31-4: `git worktree add pub/wt` made a readable pub/wt/conf/secret/db.txt
-   * past `Read(./conf/secret/**)`).
+   * The checkout into `directories` or `prefixes` is a copy (`worktree add PATH`, `checkout-index
+   * --prefix=P`): the files are read there under new names, so it is a read of them too: `index`,
+   * the files git tracks; `objects`, what a commit named holds, any file git stored (round 31
+   * review F31-4: `git worktree add pub/wt` made a readable pub/wt/conf/secret/db.txt past
+   * `Read(./conf/secret/**)`).
    */
-  copies?: true;
+  copies?: 'index' | 'objects';
 }
 
 const NOTHING: TreeRewrite = { whole: false, pathspecs: [], directories: [], prefixes: [], anywhere: false };
@@ -176,8 +177,8 @@ const checkoutIndex: Model = (args) => {
   // PREFIX is taken from the top, not the cwd (`cd src && git checkout-index -f --prefix=./ --
   // ../data/secret` wrote data/secret, git 2.39): a relative one without `..` is below the top, one
   // with `..` is known only with the top (docs/threat-model.md#git-rewrites-tracked-files).
-  if (prefix?.isStatic && !prefix.value.startsWith('/')) return prefix.value.split('/').includes('..') ? { ...NOTHING, directories: [{ ...prefix, isStatic: false }], copies: true } : { ...NOTHING, prefixes: [prefixDirectory(prefix)], copies: true };
-  if (prefix) return { ...NOTHING, directories: [prefixDirectory(prefix)], copies: true };
+  if (prefix?.isStatic && !prefix.value.startsWith('/')) return prefix.value.split('/').includes('..') ? { ...NOTHING, directories: [{ ...prefix, isStatic: false }], copies: 'index' } : { ...NOTHING, prefixes: [prefixDirectory(prefix)], copies: 'index' };
+  if (prefix) return { ...NOTHING, directories: [prefixDirectory(prefix)], copies: 'index' };
   if (widens(scan, '-a', '--all', '--stdin')) return WHOLE;
   return { ...NOTHING, pathspecs: operandsOf(args, scan) };
 };
@@ -193,10 +194,11 @@ export function prefixDirectory(prefix: Word): Word {
 /** git-worktree(1): `add PATH` checks out into PATH, `remove` deletes it, `move` both. */
 const worktree: Model = (args) => {
   const first = args[0];
-  if (first && !first.isStatic) return { ...NOTHING, directories: args.slice(1), copies: true };
+  if (first && !first.isStatic) return { ...NOTHING, directories: args.slice(1), copies: 'objects' };
   const scan = scanOptions(args, 1, { short: 'bB', long: ['reason'] });
   const operands = operandsOf(args, scan);
-  if (first?.value === 'add') return { ...NOTHING, directories: operands.slice(0, 1), copies: true };
+  // `add PATH` checks out HEAD (the files git tracks); `add PATH COMMIT` what that commit holds.
+  if (first?.value === 'add') return { ...NOTHING, directories: operands.slice(0, 1), copies: operands.length > 1 ? 'objects' : 'index' };
   if (first?.value === 'remove') return { ...NOTHING, directories: operands.slice(0, 1) };
   if (first?.value === 'move') return { ...NOTHING, directories: operands.slice(0, 2) };
   return NOTHING;
