@@ -129,6 +129,14 @@ export class ModernWire {
   private readonly listening = new Map<RequestId, ListenFilter>();
   /** The resources open listens name: the session is subscribed to each while any does. */
   private readonly watched = new ListenedResources();
+  /**
+   * Requests cancelled under the id 0 or "" whose answer may still come: the SDK's Protocol takes no
+   * cancel of a falsy id (`_oncancel`: `if (!notification.params.requestId) return`) and answers the
+   * request anyway, and with its entry in `open` gone the answer went out unstamped, a server's
+   * caching hints in it (round 31 review, P31-2). Its answer is dropped here (a cancelled request
+   * gets none); the mark ends with it or with the id's next request. At most two: 0 and "".
+   */
+  private readonly answerDropped = new Set<RequestId>();
   /** Told of each listen opened, with what it opted in to (upstream-session.ts listening: the lists it follows). */
   onlisten?: (filter: ListenFilter) => void;
   /**
@@ -159,6 +167,7 @@ export class ModernWire {
     const send = transport.send.bind(transport);
     this.sendUnstamped = send;
     transport.send = (message, options) => {
+      if (this.answerDropped.size > 0 && this.cancelledAnswer(message)) return Promise.resolve();
       if (this.unwanted(message, options?.relatedRequestId)) return Promise.resolve();
       if (this.heldForListens(message)) return this.deliver(message as Record<string, unknown>);
       return send(this.stamp(message), options);
@@ -176,11 +185,14 @@ export class ModernWire {
     if (record.method === 'notifications/cancelled' && isPlainObject(record.params)) {
       // A cancelled request gets no answer: forget it. A listen's cancel is how a stdio client ends it.
       const requestId = record.params.requestId as RequestId;
+      if ((requestId === 0 || requestId === '') && !this.listening.has(requestId)) this.answerDropped.add(requestId);
       this.open.delete(requestId);
       this.logLevels.delete(requestId);
       return this.endListen(requestId);
     }
     if (typeof record.method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return false;
+    // A new request under a cancelled id: the answer that comes for the id is its own.
+    if (this.answerDropped.size > 0) this.answerDropped.delete(id);
     const envelope = envelopeOf(record.params);
     if (record.method === 'server/discover') {
       this.open.set(id, record.method);
@@ -240,6 +252,15 @@ export class ModernWire {
     if (!filter) return false;
     this.listening.delete(id);
     for (const uri of this.watched.ended(filter)) this.onsubscription?.(uri, false, id);
+    return true;
+  }
+
+  /** An answer to a request cancelled under the id 0 or "" (answerDropped): not sent, and the mark ended. */
+  private cancelledAnswer(message: JSONRPCMessage): boolean {
+    const record = message as Record<string, unknown>;
+    if (record.method !== undefined || (record.id !== 0 && record.id !== '') || !this.answerDropped.delete(record.id)) return false;
+    this.open.delete(record.id);
+    this.logLevels.delete(record.id);
     return true;
   }
 
