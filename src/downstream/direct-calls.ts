@@ -326,11 +326,11 @@ export class DirectCalls {
   };
 
   /** Fails every call still waiting (the connection closed); `why`: what the server did, when the gateway stopped it for that (ConnectionLost). */
-  closeAll(why: string | null = null): void {
+  closeAll(why: string | null = null, stoppedFor: string | null = null): void {
     // Calls queued and not written yet are failed with the others (registerWritten, before `closed`).
     this.registerWritten();
     this.closed = true;
-    for (const id of this.pending.keys()) this.deliver(this.remove(id), false, new ConnectionLost(why));
+    for (const id of this.pending.keys()) this.deliver(this.remove(id), false, new ConnectionLost(why, stoppedFor));
     for (const id of [...this.lingering.keys()]) this.doneAtServer(id);
     this.clientWaiting.clear();
   }
@@ -586,9 +586,16 @@ export class ServerReplyError extends RpcError {}
 
 /** The connection closed while the call was at the server: it may have run. */
 export class ConnectionLost extends LatchError {
-  /** `why`: what the server did that made the gateway stop it (it closed its stdin: child-transport.ts closedPipeText), or null. */
-  constructor(readonly why: string | null = null) {
-    super('CONNECTION_CLOSED', why === null ? 'the connection to the server closed' : `the server ${why}`);
+  /**
+   * `why`: what the server did that made the gateway stop it (it closed its stdin: child-transport.ts
+   * closedPipeText), or null. `stoppedFor`: why the gateway stopped it of its own accord (a config
+   * reload: Supervisor.stop), or null.
+   */
+  constructor(
+    readonly why: string | null = null,
+    readonly stoppedFor: string | null = null,
+  ) {
+    super('CONNECTION_CLOSED', why === null ? (stoppedFor === null ? 'the connection to the server closed' : `the server was stopped: ${stoppedFor}`) : `the server ${why}`);
   }
 }
 

@@ -71,7 +71,7 @@ export class ServerRegistry {
       (next ? restarted : removed).push(name);
       this.supervisors.delete(name);
       this.written.delete(name);
-      stopping.push(supervisor.stop());
+      stopping.push(supervisor.stop(next ? 'a config reload changed its entry in mcpServers, and the new one is started' : 'a config reload removed it from mcpServers'));
     }
     // Started before the old ones finish stopping, and synchronously, so a call that arrives
     // right after sees the new servers as starting rather than missing.

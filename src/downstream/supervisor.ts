@@ -130,6 +130,8 @@ export class Supervisor {
   /** tools/call on the same connection, without the Client's per-request bookkeeping. */
   private direct: DirectCalls | null = null;
   private stopping = false;
+  /** Why stop() was called, when a config reload did it: said to the calls it ends and to the ones that come after (unavailableReason). */
+  private stoppedFor: string | null = null;
   /** The attempt under way, and how to end its handshake: stop() must not leave a starting process behind. */
   private attempting: Promise<void> = Promise.resolve();
   private handshake: AbortController | null = null;
@@ -226,7 +228,7 @@ export class Supervisor {
     const why = this.lastError ? `: ${this.lastError}` : '';
     const name = escapeText(this.name);
     if (this.state === 'starting') return `server "${name}" is still starting${why}`;
-    if (this.state === 'stopped') return `server "${name}" is stopped`;
+    if (this.state === 'stopped') return `server "${name}" is stopped${this.stoppedFor === null ? '' : `: ${this.stoppedFor}`}`;
     const inSeconds = this.nextRestartAt ? Math.max(1, Math.round((this.nextRestartAt - performance.now()) / 1000)) : null;
     // Failing for a while: tried again at the slow rate, and said so.
     if (this.slow) return `server "${name}" failed${why}; tried again every ${Math.round(this.backoff.maxMs / 1000)} s${inSeconds ? `, next in ${inSeconds} s` : ''}`;
@@ -515,8 +517,8 @@ export class Supervisor {
   }
 
   /** Calls still waiting on a closed connection fail now ("stopped while the call was running"), not at their timeout. */
-  private dropDirect(why: string | null = null): void {
-    this.direct?.closeAll(why);
+  private dropDirect(why: string | null = null, stoppedFor: string | null = null): void {
+    this.direct?.closeAll(why, stoppedFor);
     this.direct = null;
   }
 
@@ -685,15 +687,20 @@ export class Supervisor {
     await this.client?.sendRootsListChanged().catch(() => undefined);
   }
 
-  /** Stops for good: no restart; the process tree is closed. */
-  async stop(): Promise<void> {
+  /**
+   * Stops for good: no restart; the process tree is closed. `reason`: why, when a config reload
+   * stops it (registry.ts apply), told to the calls it was running and to those that come after:
+   * until round 31 they were told only "stopped while the call was running" or "is stopped".
+   */
+  async stop(reason: string | null = null): Promise<void> {
     this.stopping = true;
+    this.stoppedFor = reason;
     this.generation += 1;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
     const client = this.client;
     this.client = null;
-    this.dropDirect();
+    this.dropDirect(null, reason);
     this.state = 'stopped';
     this.dropConnection = null;
     if (client) client.onclose = undefined;

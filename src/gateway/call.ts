@@ -725,7 +725,7 @@ function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
   if (unreadable) return forwardedFailure(supervisor.name, `its answer could not be read: ${unreadable}`);
   if (error instanceof ConnectionLost) {
     // The gateway stopped it for a pipe it closed (child-transport.ts): said so, the call having been written to it.
-    const what = error.why === null ? 'stopped while the call was running' : `${error.why} while the call was running, and is stopped and started again`;
+    const what = error.why !== null ? `${error.why} while the call was running, and is stopped and started again` : error.stoppedFor !== null ? `was stopped while the call was running (${error.stoppedFor})` : 'stopped while the call was running';
     return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" ${what}: it may have had effects.` }], isError: true };
   }
   if (error instanceof InvalidAnswer) supervisor.warnInvalidAnswer(error);
