@@ -45,7 +45,7 @@ describe('a reload restarts the server of a call waiting for its prompt', () => 
  */
 describe('a reload stops the server of a call', () => {
   const config = (dir: string, generation: string, servers = true) => ({
-    mcpServers: servers ? { f: faultServer('progress-flood', join(dir, 'starts'), { GENERATION: generation, FAULT_CALLS: join(dir, 'calls') }) } : {},
+    mcpServers: (servers ? { f: faultServer('progress-flood', join(dir, 'starts'), { GENERATION: generation, FAULT_CALLS: join(dir, 'calls') }) } : {}) as Record<string, ReturnType<typeof faultServer>>,
     permissions: { allow: ['mcp__f__flood'], ask: ['mcp__f__echo'] },
     approval: { fallback: 'deny' as const, timeoutSeconds: 120 },
   });
