@@ -63,7 +63,8 @@ describe('a client that falls behind while a server streams progress', () => {
       // updates of 64 KB (640 KB) of another call; the client reads once the server has sent them all.
       gateway.child.stdout.pause();
       gateway.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'f__huge_result', arguments: { mb: 1.5 } } });
-      gateway.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'f__flood', arguments: { count, kb: 64 }, _meta: { progressToken: 'p' } } });
+      // Answered 300 ms after its updates: updates read in the turn of their answer are superseded by it (round 31, P31-1).
+      gateway.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'f__flood', arguments: { count, kb: 64, waitMs: 300 }, _meta: { progressToken: 'p' } } });
       await eventually(() => expect(existsSync(flooded)).toBe(true), 30_000);
       gateway.child.stdout.resume();
       expect(textOf((await gateway.response(3)).result)).toHaveLength(1.5 * 1024 * 1024);
