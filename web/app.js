@@ -459,9 +459,38 @@
 
   /** A visible confirmation of the last answer (also read by screen readers). */
   function confirm(text) {
+    var appears = confirmation.hidden;
     confirmation.textContent = text;
     confirmation.hidden = false;
+    // Shown above the list: every card moves down.
+    if (appears) disarmMoved();
     announce(text);
+  }
+
+  /**
+   * Security: a card removed (its call withdrawn: the assistant can cancel its own) or a line shown
+   * above the list moves the cards under the person's pointer: a click aimed at one call's button
+   * would land on another's, already armed. Their answer buttons wait ARM_DELAY_MS again, as a new
+   * card's do (round 31 review, T31-6; docs/approval.md). Buttons disabled for another reason
+   * (an answer in flight) are left as they are.
+   */
+  function disarmMoved() {
+    shown.forEach(function (entry) {
+      entry.card.querySelectorAll(ANSWER_BUTTONS).forEach(function (button) {
+        if (button.disabled) return;
+        button.disabled = true;
+        button.dataset.moved = '1';
+      });
+    });
+    setTimeout(function () {
+      shown.forEach(function (entry) {
+        entry.card.querySelectorAll(ANSWER_BUTTONS).forEach(function (button) {
+          if (button.dataset.moved !== '1') return;
+          delete button.dataset.moved;
+          button.disabled = false;
+        });
+      });
+    }, ARM_DELAY_MS);
   }
 
   function renderRecent(recent) {
@@ -487,12 +516,15 @@
     var ids = new Set(items.map(function (item) { return item.id; }));
     var active = document.activeElement;
     var refocus = null;
+    var removed = false;
     shown.forEach(function (entry, id) {
       if (ids.has(id)) return;
       if (entry.card.contains(active)) refocus = entry.card;
       entry.card.remove();
       shown.delete(id);
+      removed = true;
     });
+    if (removed) disarmMoved();
     var added = [];
     items.forEach(function (item) {
       var existing = shown.get(item.id);

@@ -164,4 +164,48 @@ describe('the team approval page', () => {
     expect(readFileSync(file, 'utf8')).toBe('as the person changed it');
     await expect.poll(() => xavier.locator('#recent li').first().innerText(), { timeout: 20_000 }).toContain('Allow once (edited)');
   }, 120_000);
+
+  // Round 31 review, T31-6: the assistant cancels its first call while the person reads it; the card goes, the second
+  // call's card moves up under the pointer, and its buttons (armed since it came) took the click aimed at the first.
+  test("a card that goes moves the others: their buttons wait again before they answer", async () => {
+    const first = new AbortController();
+    const a = x.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'moved-a.txt'), content: 'a' } }, undefined, { timeout: 60_000, signal: first.signal }).catch(() => undefined);
+    await waitingForXavier();
+    // Another session of xavier's: in the first's, the second call would wait behind the first, not on the page.
+    const x2 = await teamClient(team.url, X);
+    const b = x2.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'moved-b.txt'), content: 'b' } }, undefined, { timeout: 60_000 });
+    const [idA, idB] = await eventually(async () => {
+      const listed = (await team.api('/api/pending', X)).body.pending as Array<{ id: string }>;
+      expect(listed).toHaveLength(2);
+      return listed.map((call) => call.id);
+    }, 30_000);
+    const xavier = await tab();
+    await signIn(xavier, X);
+    const cardB = xavier.locator(`li.item[data-id="${idB}"]`);
+    await expect.poll(() => cardB.locator('.choices button').first().isEnabled(), { timeout: 20_000 }).toBe(true);
+    // What B's buttons are at the moment A's card leaves the list (a MutationObserver runs right after the render).
+    await xavier.evaluate(`(() => {
+      const list = document.getElementById('items');
+      new MutationObserver(() => {
+        if (window.movedButtons || document.querySelector('li.item[data-id="${idA}"]')) return;
+        window.movedButtons = [...document.querySelectorAll('li.item[data-id="${idB}"] .choices button')].map((button) => button.disabled);
+      }).observe(list, { childList: true });
+    })()`);
+    first.abort();
+    await a;
+    const atRemoval = await eventually(async () => {
+      const seen = (await xavier.evaluate('window.movedButtons')) as boolean[] | undefined;
+      expect(seen).toBeDefined();
+      return seen!;
+    }, 30_000);
+    // Before round 31: every one enabled.
+    expect(atRemoval.length).toBeGreaterThan(1);
+    expect(atRemoval.every((disabled) => disabled)).toBe(true);
+    // Armed again after the delay: Deny answers B.
+    await expect.poll(() => cardB.locator('.choices button').first().isEnabled(), { timeout: 20_000 }).toBe(true);
+    await cardB.locator('.choices button', { hasText: 'Deny' }).click();
+    expect(textOf(await b)).toContain('Denied');
+    await x2.close();
+    expect(existsSync(join(dir, 'moved-a.txt')) || existsSync(join(dir, 'moved-b.txt'))).toBe(false);
+  }, 120_000);
 });
