@@ -16,7 +16,8 @@
 // diagnostic report (the gateway is started with --report-on-signal and sent SIGUSR2). --idle stops after the idle RSS (with --shell, each call
 // runs a process, so the bench's 4,500 warm-up calls take long). --as-run reads idle as bench/run.js
 // does, where the goal is read: after the first list, 20 calls and 3 s without input (the
-// idle collector has run), instead of 1.5 s after the first list.
+// idle collector has run), instead of 1.5 s after the first list; --before N makes those 20 calls N (with --shell,
+// --before 60 is bench/run.js's shell part: RSS idle after the first 60 commands and 3 s quiet).
 //   node bench/memory.js --variant now=bin/mcp-latch.js --variant old=/path/to/other/bin/mcp-latch.js
 //   node bench/memory.js --variant small=bin/mcp-latch.js,--max-semi-space-size=1
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
@@ -37,6 +38,8 @@ const shell = argv.includes('--shell');
 const idleOnly = argv.includes('--idle');
 const spaces = argv.includes('--spaces');
 const asRun = argv.includes('--as-run');
+/** --as-run's calls before the quiet: 20 (bench/run.js's idle), or --before N (60: its shell part's idle after the commands). */
+const callsBeforeIdle = Number(option('--before', 20));
 /** The call whose answer the "RSS after 10k calls" is read at. */
 const SAMPLE_AT = 10_000;
 const variants = argv.flatMap((arg, i) => (argv[i - 1] === '--variant' ? [arg] : [])).map((text) => {
@@ -130,7 +133,7 @@ async function start(variant) {
   await client.listTools();
   const pid = transport.pid;
   const startCpuMs = cpuNs(pid) / 1e6;
-  if (asRun) for (let i = 0; i < 20; i++) await client.request({ method: 'tools/call', params: { name: tool, arguments: argsOf(i) } }, CallToolResultSchema);
+  if (asRun) for (let i = 0; i < callsBeforeIdle; i++) await client.request({ method: 'tools/call', params: { name: tool, arguments: argsOf(i) } }, CallToolResultSchema);
   await sleep(asRun ? 3000 : 1500);
   const idle = residentMb(pid);
   const idleSpaces = spaces ? await heapSpaces(pid) : null;

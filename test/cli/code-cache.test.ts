@@ -85,6 +85,8 @@ describe('the serve bundle with its code cache', () => {
     const file = await cacheFile(cacheHome);
     const afterList = readFileSync(file);
     expect(afterList[4]).toBe(1);
+    // Then three zero bytes: V8's data starts 8 bytes in, where V8 reads it without copying it (code-cache.ts).
+    expect([...afterList.subarray(5, 8)]).toEqual([0, 0, 0]);
 
     // A client's first call compiled the call path's functions: the cache is written again, and holds them.
     expect(await serveAndSave(dir, cacheHome)).toEqual({ status: 'accepted', saved: ['not written (accepted, made after the first list)', 'written'] });

@@ -34,10 +34,12 @@ describe('a plain serve command line skips the command-line library', () => {
 });
 
 describe('only serve loads the serve bundle', () => {
-  // Records, in the process itself, every file under dist/serve/ that it reads or requires.
+  // Records, in the process itself, every file under dist/serve/ that it reads, opens or requires.
   const PROBE = `const fs = require('node:fs'); const Module = require('node:module'); const seen = new Set();
     const readFileSync = fs.readFileSync;
     fs.readFileSync = function (path, ...rest) { if (typeof path === 'string' && path.includes('/dist/serve/')) seen.add(path); return readFileSync.call(this, path, ...rest); };
+    const openSync = fs.openSync; // code-cache.ts reads the bundles with openSync and readSync (file-pages.ts)
+    fs.openSync = function (path, ...rest) { if (typeof path === 'string' && path.includes('/dist/serve/')) seen.add(path); return openSync.call(this, path, ...rest); };
     process.on('exit', () => { for (const file of Object.keys(Module._cache)) if (file.includes('/dist/serve/')) seen.add(file);
       fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify([...seen].map((file) => file.slice(file.indexOf('/dist/serve/') + 1)))); });`;
 

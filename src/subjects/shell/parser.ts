@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Parser, Tree } from 'web-tree-sitter';
+import { readFilePages } from '../../file-pages.js';
 import { readPlainText } from './plain-text.js';
 import { asBashReads } from './precedence.js';
 import { cursorExports, NodeTypes, readTreeDirect, readTreePublic, sameTree, type SyntaxTree } from './syntax.js';
@@ -45,7 +45,8 @@ export function initShellParser(): Promise<void> {
       const module: Record<string, unknown> = {};
       await Parser.init(module);
       const require = createRequire(import.meta.url);
-      const language = await Language.load(readFileSync(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
+      // The grammar's 1.3 MB outside malloc (file-pages.ts).
+      const language = await Language.load(readFilePages(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
       const instance = new Parser();
       instance.setLanguage(language);
       const exports = cursorExports(module);
