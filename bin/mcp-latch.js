@@ -3,8 +3,7 @@
 
 // A plain `serve` (what MCP clients start) goes straight to the gateway, without the command-line
 // library; every other command goes to the command line, without the serve bundles (serve-options.ts).
-// loader.cjs sets serve's V8 flags and loads boot.cjs with V8's code cache (src/cli/serve-loader.ts);
-// boot.cjs reads the config and spawns the servers, then loads serve's bundle with its code cache
+// boot.cjs reads the config and spawns the servers, then loads serve's bundle with V8's code cache
 // (src/cli/serve-boot.ts), which loads the gateway's (src/cli/serve.ts).
 // This file is CommonJS (bin/package.json) and serve's path loads no ES module: Node's ES module
 // loader cost ~5 ms of CPU before the first server was spawned (docs/performance.md, "Round 15: the
@@ -18,12 +17,13 @@
 if (process.env.UV_THREADPOOL_SIZE === undefined) process.env.UV_THREADPOOL_SIZE = '8';
 const argv = process.argv.slice(2);
 const options = require('../dist/cli/serve-options.cjs').serveOptions(argv);
-// loader.cjs is loaded before any V8 flag is set: Node compiles its own modules (child_process, net
-// and the streams they load, os, vm, zlib) with the code cache built into the node binary only under
-// V8's default flags (V8 checks a hash of them), and loaded after a flag they were compiled from their
-// source (docs/performance.md, "Round 24: start"). It loads them, then sets serve's flags, the young
-// generation's among them (src/cli/v8-flags.ts; node:v8 is loaded then too), then compiles boot.cjs.
-if (options) require('../dist/serve/loader.cjs').loadBoot().runServe(options);
+// boot.cjs is loaded before any V8 flag is set: Node compiles its own modules (child_process, net
+// and the streams they load, os) with the code cache built into the node binary only under V8's
+// default flags (V8 checks a hash of them), and loaded after a flag they were compiled from their
+// source, ~3 ms more CPU before the first spawn (docs/performance.md, "Round 24: start"). serve sets
+// its flags, the young generation's among them, once it has spawned its servers (src/cli/v8-flags.ts;
+// node:v8 is loaded then too).
+if (options) require('../dist/serve/boot.cjs').runServe(options);
 else {
   // The young generation stays at its first size (1 MiB a semi-space): V8 doubles it up to 16 MiB
   // under load, which was most of the gateway's growth in resident memory over 10,000 calls, and a

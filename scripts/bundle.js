@@ -3,12 +3,9 @@
 // `serve`, and the client waits for its first tools/list: loading the ~300 modules of the module
 // graph one by one costs more than loading a file (docs/performance.md has the measurements).
 // CommonJS files:
-// - loader.cjs (src/cli/serve-loader.ts): the code-cache loader and serve's V8 flags, which bin/ loads
-//   with Node's own loader; it loads boot.cjs with V8's code cache (src/cli/code-cache.ts) and puts it
-//   in the require cache. boot.cjs takes the modules it shares with loader.cjs from it (loader's `sharedModules`).
-// - boot.cjs (src/cli/serve-boot.ts): the early read and the spawns; it loads serve.cjs with V8's code
-//   cache and puts it in the require cache. serve.cjs takes the modules it shares with boot.cjs from it
-//   (boot's `sharedModules`, which hold loader's too). One function expression, as gateway.cjs.
+// - boot.cjs (src/cli/serve-boot.ts): the code-cache loader, which bin/ loads with Node's own loader;
+//   it loads serve.cjs with V8's code cache (src/cli/code-cache.ts) and puts it in the require cache.
+//   serve.cjs takes the modules it shares with boot.cjs from it (boot's `sharedModules`).
 // - serve.cjs (src/cli/serve.ts): reads the config and spawns the servers. It is small (pino, the
 //   early read, the child transport), so the servers are spawned early and from a small process (a
 //   fork costs the more, the larger the process is). One function expression, as gateway.cjs.
@@ -185,24 +182,10 @@ const sharedFrom = (name, earlier, shared, exportsByFile) => ({
   },
 });
 
-// loader.cjs: first to learn which of our modules it holds, then with an entry that also exports them.
-const loaderEntry = 'src/cli/serve-loader.ts';
-const loaderProbe = await build({ ...common, entryPoints: [loaderEntry], write: false, outfile: 'dist/serve/loader.cjs', metafile: true });
-const loaderShared = Object.keys(loaderProbe.metafile.inputs).filter((file) => file.startsWith('src/'));
-await build({
-  ...common,
-  stdin: { contents: withSharedModules(loaderEntry, loaderShared), resolveDir: root, sourcefile: 'loader-entry.js', loader: 'js' },
-  outfile: 'dist/serve/loader.cjs',
-  external: [...common.external, './boot.cjs'],
-  banner: { js: `"use strict";${importMetaUrl}` },
-});
-const loaderExports = new Map(await Promise.all(loaderShared.map(async (file) => [file, await exportsOf(file)])));
-
-// boot.cjs, first to learn which of our modules it holds (loader's among them), then with an entry that also exports them.
-// One function expression with CommonJS's parameters, as gateway.cjs: loader.cjs compiles it (src/cli/code-cache.ts).
+// boot.cjs: first to learn which of our modules it holds, then with an entry that also exports them.
 const bootEntry = 'src/cli/serve-boot.ts';
 const bootProbe = await build({ ...common, entryPoints: [bootEntry], write: false, outfile: 'dist/serve/boot.cjs', metafile: true });
-const bootShared = [...new Set([...loaderShared, ...Object.keys(bootProbe.metafile.inputs).filter((file) => file.startsWith('src/'))])];
+const bootShared = Object.keys(bootProbe.metafile.inputs).filter((file) => file.startsWith('src/'));
 await build({
   ...common,
   stdin: { contents: withSharedModules(bootEntry, bootShared), resolveDir: root, sourcefile: 'boot-entry.js', loader: 'js' },
@@ -210,10 +193,8 @@ await build({
   // cross-spawn (with which, isexe, path-key, shebang-command: ~12 KB) runs on Windows only
   // (child-transport.ts), where Node's loader finds it in node_modules at the first spawn; bundled,
   // V8 pre-parsed its text at every start, before the first spawn (docs/performance.md, "Round 24: start").
-  external: [...common.external, 'cross-spawn', './loader.cjs'],
-  plugins: [...common.plugins, sharedFrom('shared-with-loader', 'loader.cjs', new Set(loaderShared), loaderExports)],
-  banner: { js: `(function (exports, require, module, __filename, __dirname) {"use strict";${importMetaUrl}` },
-  footer: { js: '})' },
+  external: [...common.external, 'cross-spawn'],
+  banner: { js: `"use strict";${importMetaUrl}` },
 });
 const bootExports = new Map(await Promise.all(bootShared.map(async (file) => [file, await exportsOf(file)])));
 

@@ -6,7 +6,7 @@ import { processOutput } from './output.js';
 // need not load the code of `init`, `try` or the others first. A plain `serve` command line does
 // not even load the command-line library (bin/mcp-latch.js, serve-options.ts).
 
-const SERVE_LOADER = '../serve/loader.cjs';
+const SERVE_BOOT = '../serve/boot.cjs';
 
 /**
  * The `mcp-latch` command line (docs/design.md#command-line). Every command takes --config (else $MCP_LATCH_CONFIG,
@@ -44,8 +44,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       (args) =>
         args.http
           ? import('./serve-http.js').then(({ runServeHttp }) => runServeHttp({ config: args.config, logLevel: args['log-level'], host: args.host, port: args.port }))
-          : // What bin/ loads (dist/serve/loader.cjs, which loads boot.cjs, which loads serve.cjs): the gateway's bundle takes the modules it shares with serve from them.
-            (createRequire(import.meta.url)(SERVE_LOADER) as typeof import('./serve-loader.js')).loadBoot().runServe({ config: args.config, logLevel: args['log-level'], scope: args.scope }),
+          : // What bin/ loads (dist/serve/boot.cjs, which loads serve.cjs): the gateway's bundle takes the modules it shares with serve from them.
+            (createRequire(import.meta.url)(SERVE_BOOT) as typeof import('./serve-boot.js')).runServe({ config: args.config, logLevel: args['log-level'], scope: args.scope }),
     )
     .command(
       'page',

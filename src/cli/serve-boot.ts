@@ -7,15 +7,17 @@ import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type * as Serve from './serve.js';
 import type { ServeOptions } from './serve-options.js';
+import { setServeFlags } from './v8-flags.js';
 
 /**
- * What `serve` runs first of its own (dist/serve/boot.cjs, scripts/bundle.js): loaded by
- * serve-loader.ts with V8's code cache, under serve's flags, it reads the config leniently and spawns
- * the stdio servers, then loads serve's bundle (dist/serve/serve.cjs: the logger, the watcher, the
- * gateway's loading) with its code cache, as that one loads the gateway's. This file holds only what
- * the spawns need, so they come no later (docs/performance.md, "Round 20: start"). serve.cjs goes
- * into the require cache, where the gateway's bundle finds it (it takes the modules it shares with
- * serve from it).
+ * What `serve` runs first (dist/serve/boot.cjs, scripts/bundle.js; bin/ and main.ts load it with
+ * Node's own loader): it reads the config leniently and spawns the stdio servers, then loads serve's
+ * bundle (dist/serve/serve.cjs: the logger, the code-cache loader, the watcher, the gateway's
+ * loading) with V8's code cache, as that one loads the gateway's. Compiled by Node's loader,
+ * serve.cjs's ~150 KB and the functions its start ran were compiled at every start; this file holds
+ * only what the spawns need, so they come no later, and the code cache's modules (vm, zlib) are
+ * loaded after them (docs/performance.md, "Round 20: start"). serve.cjs goes into the require cache,
+ * where the gateway's bundle finds it (it takes the modules it shares with serve from it).
  */
 
 /** What serve did before its bundle loaded: the servers' processes are starting. */
@@ -30,6 +32,9 @@ export interface ServeStart {
   /** A signal came before the gateway's handlers were in place: its servers are being stopped, and serve makes no gateway. */
   stoppedEarly(): boolean;
 }
+
+/** Node's modules serve loads after its spawns, before its first list (startServers). */
+const LATER_MODULES = ['node:module', 'node:vm', 'node:zlib', 'node:fs/promises', 'node:perf_hooks'];
 
 /** What run-until-stopped.ts's STOP_SIGNALS are (that module is loaded after the servers are spawned). */
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -95,6 +100,18 @@ function startServers(options: ServeOptions): ServeStart {
   };
   for (const signal of STOP_SIGNALS) process.on(signal, stopEarly);
   prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
+  // Node's modules that the code-cache loader and the gateway's bundle load (perf_hooks: the global
+  // `performance`, read by each downstream request's deadline), loaded after the spawns and before
+  // any V8 flag is set: Node takes them from the node binary's code cache only under V8's default
+  // flags (it checks a hash of them), and compiled from their source they cost ~3.5 ms of CPU more
+  // beside the booting servers (docs/performance.md, "Round 24: start"). Loaded before the flags,
+  // not between flags set back to their defaults: those defaults and what setting a flag implies
+  // differ from one V8 to the next ("Round 25: Node 22 and 24"). test/cli/serve.test.ts checks that
+  // none of Node's modules is loaded under serve's flags by the first list.
+  for (const name of LATER_MODULES) process.getBuiltinModule(name);
+  // serve's lasting flags and the start-up's, before any bundle is compiled (V8 uses a code cache
+  // only under the flags it was made with; v8-flags.ts).
+  setServeFlags();
   return {
     path,
     early,
@@ -107,7 +124,7 @@ function startServers(options: ServeOptions): ServeStart {
   };
 }
 
-/** serve's bundle, compiled with its code cache (serve-loader.ts set serve's flags before boot.cjs was compiled). */
+/** serve's bundle, compiled with its code cache; the loader (vm, zlib) is evaluated only now, after the spawns. */
 async function loadServe(): Promise<typeof Serve> {
   const { loadBundle } = await import('./code-cache.js');
   return loadBundle(fileURLToPath(new URL('../serve/serve.cjs', import.meta.url)), process.env, { asModule: true }).exports as typeof Serve;

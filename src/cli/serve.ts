@@ -75,10 +75,9 @@ export async function serve(options: ServeOptions, { path, early, prespawned, us
   });
   input.once('close', () => idle.close());
   const { codeCache } = loaded;
-  // serve's own bundle's cache and boot's too, when bin/ loaded them with one (serve-boot.ts, serve-loader.ts).
+  // serve's own bundle's cache too, when bin/ loaded it with one (serve-boot.ts).
   const serveCodeCache = codeCacheStatusOf(fileURLToPath(new URL('../serve/serve.cjs', import.meta.url)));
-  const bootCodeCache = codeCacheStatusOf(fileURLToPath(new URL('../serve/boot.cjs', import.meta.url)));
-  logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache.status, serveCodeCache, bootCodeCache }, 'mcp-latch serving on stdio');
+  logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache.status, serveCodeCache }, 'mcp-latch serving on stdio');
   // After the answer is on its way: the cache then holds what the start-up compiled, and after the
   // first call's, what the call path compiled too (code-cache.ts).
   // The shell model's bundle has a cache of its own, saved with the gateway's once it is loaded.

@@ -161,9 +161,8 @@ export class DirectCalls {
 
   /**
    * Reads, for nothing, what send() reads of the transport before each call: whether the server's
-   * unread input is over its limit now. A stdio server's transport is in boot.cjs, whose code cache
-   * holds `unread` and `unreadLimit` only once a start made it after its first call (round 30; before,
-   * boot.cjs had none), so a start without it compiled them in the first call to it; the shell
+   * unread input is over its limit now. A stdio server's transport is in boot.cjs, which has no
+   * code cache, so `unread` and `unreadLimit` were compiled in the first call to it; the shell
    * warm-up runs this on the real server (docs/performance.md, "Round 23: first shell command").
    * Changes nothing.
    */

@@ -515,7 +515,7 @@ export class GatewayCore implements CallContext {
     }
     // The warm-up's call runs on a context of its own: what the real call asks of this one first is run here once.
     this.registry.resolveTool(route.exposed);
-    // What a call reads of the real server's transport first (boot.cjs; compiled in the first call without boot's cache made after a call: DirectCalls.overUnreadLimit).
+    // What a call reads of the real server's transport first (boot.cjs, no code cache: DirectCalls.overUnreadLimit).
     route.supervisor.warmUpDirect();
     this.analysisReady(route);
     this.policy();

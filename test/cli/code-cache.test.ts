@@ -13,9 +13,8 @@ import { COMMANDS_SERVER, EVERYTHING_SERVER, ROOT, eventually, fixtureServer, st
  * in a directory others can write is not used, while the gateway serves all the same.
  */
 describe('the serve bundle with its code cache', () => {
-  // The gateway's bundle takes the modules it shares with serve from serve's (dist/serve/serve.cjs),
-  // which serve-boot.ts loads first, and serve's those it shares with boot from boot's (loaded by serve-loader.ts).
-  const LOAD_SERVE = ['boot', 'serve'].map((name) => `loadBundle(${JSON.stringify(join(ROOT, `dist/serve/${name}.cjs`))}, process.env, { asModule: true });`).join('\n');
+  // The gateway's bundle takes the modules it shares with serve from serve's (dist/serve/serve.cjs), which serve-boot.ts loads first.
+  const LOAD_SERVE = `loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/serve.cjs'))}, process.env, { asModule: true });`;
 
   /**
    * One start: the code cache's status at load, after a list and a call were served (and a shell
@@ -71,9 +70,9 @@ describe('the serve bundle with its code cache', () => {
 
     // V8 accepts it: made under the flags the next start compiles with.
     expect(await serveOnce(dir, cacheHome, { shell: true })).toBe('accepted');
-    // The gateway's file kept, and the shell model's bundle's beside it (and serve's and boot's own).
+    // The gateway's file kept, and the shell model's bundle's beside it (and serve's own).
     const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'));
-    expect(names).toHaveLength(4);
+    expect(names).toHaveLength(3);
     expect(names).toContain(file.split('/').pop());
   });
 
@@ -110,7 +109,7 @@ describe('the serve bundle with its code cache', () => {
     const first = await serveAndSave(dir, cacheHome, { shell: true });
     expect(first.status).toBe('absent');
     expect(first.saved.filter((outcome) => outcome === 'written')).toHaveLength(4);
-    expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'))).toHaveLength(4);
+    expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'))).toHaveLength(3);
     // Compiled while serve's start-up flags were set, the shell model's cache was refused and written again at every start.
     const next = await serveAndSave(dir, cacheHome, { shell: true });
     expect(next.status).toBe('accepted');
@@ -295,13 +294,7 @@ describe('the serve bundle with its code cache', () => {
     expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.startsWith('serve-gateway-') && name.endsWith('.v8cache'))).toHaveLength(1);
   }, 120_000);
 
-  // boot.cjs's: compiled by Node's loader until round 30, its ~85 KB and the functions a start ran
-  // of it (the servers' message path among them) were compiled from their source at every start
-  // (docs/performance.md, "Round 30: boot.cjs from its code cache").
-  test.each([
-    ['serve', "serve's own bundle (serve.cjs, loaded by boot.cjs after the spawns)"],
-    ['boot', 'boot.cjs (the early read and the spawns, loaded by loader.cjs under serve\'s flags)'],
-  ])('%s: %s has a cache of its own: the next start takes it; a damaged one is not used', async (bundle) => {
+  test("serve's own bundle (serve.cjs, loaded by boot.cjs after the spawns) has a cache of its own: the next start takes it; a damaged one is not used", async () => {
     const dir = tempDir();
     const cacheHome = join(dir, 'cache');
     const serveStatus = async (): Promise<{ status: string | undefined; saved: string[] }> => {
@@ -309,19 +302,19 @@ describe('the serve bundle with its code cache', () => {
       try {
         // A list, then a call: the cache is saved after each.
         expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
-        await eventually(() => expect(gateway.stderr()).toMatch(new RegExp(`serve-${bundle}-[^"]*","msg":"code cache `)));
+        await eventually(() => expect(gateway.stderr()).toMatch(/serve-serve-[^"]*","msg":"code cache /));
         expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'hello' } }))).toContain('hello');
         return await eventually(() => {
-          const saved = [...gateway.stderr().matchAll(new RegExp(`"file":"[^"]*/serve-${bundle}-[^"]*","msg":"code cache ([^"]*)"`, 'g'))].map((match) => match[1]!.replace(/ to .*/, ''));
-          if (saved.length < 2) throw new Error(`${bundle}'s code cache not saved yet:\n${gateway.stderr()}`);
-          return { status: new RegExp(`"${bundle}CodeCache":"([a-z-]+)"`).exec(gateway.stderr())?.[1], saved };
+          const saved = [...gateway.stderr().matchAll(/"file":"[^"]*\/serve-serve-[^"]*","msg":"code cache ([^"]*)"/g)].map((match) => match[1]!.replace(/ to .*/, ''));
+          if (saved.length < 2) throw new Error(`serve's code cache not saved yet:\n${gateway.stderr()}`);
+          return { status: /"serveCodeCache":"([a-z-]+)"/.exec(gateway.stderr())?.[1], saved };
         });
       } finally {
         await gateway.close();
       }
     };
     expect(await serveStatus()).toEqual({ status: 'absent', saved: ['written', 'written'] });
-    const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.startsWith(`serve-${bundle}-`) && name.endsWith('.v8cache'));
+    const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.startsWith('serve-serve-') && name.endsWith('.v8cache'));
     expect(names).toHaveLength(1);
     const file = join(cacheHome, 'mcp-latch', names[0]!);
     expect(statSync(file).mode & 0o777).toBe(0o600);

@@ -76,7 +76,7 @@ describe('what serve does before its first spawn', () => {
   const PROBE = `const cp = require('node:child_process'); const fs = require('node:fs'); const spawn = cp.spawn; let first = true;
     cp.spawn = function (...args) { if (first) { first = false; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList)); } return spawn.apply(this, args); };`;
 
-  test('it reads the config and spawns: the logger and the gateway come after', () => {
+  test('it reads the config and spawns: the logger, the code-cache loader and the gateway come after', () => {
     const dir = tempDir();
     const probe = join(dir, 'probe.cjs');
     const out = join(dir, 'probe.json');
@@ -88,11 +88,9 @@ describe('what serve does before its first spawn', () => {
     const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
     expect(loaded).toContain('NativeModule child_process');
     // The CPU before the first spawn is the one no server's boot overlaps (docs/performance.md,
-    // "Round 11: the first list"): not pino (its sonic-boom loads assert). The code cache's vm and
-    // zlib, and node:v8 for serve's flags, come before it since boot.cjs is compiled with its code
-    // cache under those flags ("Round 30: boot.cjs from its code cache").
-    expect(loaded).not.toContain('NativeModule assert');
-    for (const before of ['NativeModule vm', 'NativeModule zlib', 'NativeModule v8']) expect(loaded).toContain(before);
+    // "Round 11: the first list"): pino (its sonic-boom loads assert), the code cache's vm and zlib,
+    // node:v8 (serve sets its V8 flags after the spawns, "Round 24: start").
+    for (const later of ['NativeModule assert', 'NativeModule vm', 'NativeModule zlib', 'NativeModule v8']) expect(loaded).not.toContain(later);
     // No ES module either: Node's ES module loader (module jobs, its fs/promises) cost ~5 ms of CPU
     // before the first spawn (bin/ is CommonJS; "Round 15: the ten-server start"). Node 24 loads its
     // module jobs and translators at its own start, for any CommonJS main (require of ES modules):
@@ -101,8 +99,7 @@ describe('what serve does before its first spawn', () => {
     writeFileSync(bare, `require('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList));`);
     spawnSync(process.execPath, [bare], { env: { ...process.env, PROBE_OUT: join(dir, 'bare.json') } });
     const node = JSON.parse(readFileSync(join(dir, 'bare.json'), 'utf8')) as string[];
-    // (fs/promises, which the ES module loader loads too, is loaded before serve's flags on purpose: serve-loader.ts.)
-    const esm = ['NativeModule internal/modules/esm/module_job', 'NativeModule internal/modules/esm/translators'];
+    const esm = ['NativeModule internal/modules/esm/module_job', 'NativeModule internal/modules/esm/translators', 'NativeModule fs/promises'];
     expect(loaded.filter((entry) => esm.includes(entry) && !node.includes(entry))).toEqual([]);
     // Node 20 and 22 load none of them for a CommonJS main.
     if (/^v2[02]\./.test(process.version)) expect(node.filter((entry) => esm.includes(entry))).toEqual([]);

@@ -81,7 +81,7 @@ describe('the shell warm-up reads the SDKs\' orders', () => {
       unread.mockClear();
       await harness.client.listTools();
       await harness.gateway.core.warmedUp();
-      // A stdio server's transport is in boot.cjs, whose code cache holds this only once a start made it after a call: compiled in the first call until then.
+      // A stdio server's transport is in boot.cjs, which has no code cache: this was compiled in the first call.
       expect(unread).toHaveBeenCalled();
       expect(fixtureCalls(log)).toEqual([]);
       const result = await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'echo real' } });
