@@ -4,7 +4,7 @@
  * read calls, ~0.16k instructions, and a warm call read it twice (its deadline, its server's read:
  * docs/performance.md, "Round 30: the clock's object read once"). Read at the first use, not at
  * import: the global's first read loads node:perf_hooks where no start loaded it before
- * (cli/serve-loader.ts loads it for serve).
+ * (serve-boot.ts loads it for serve, after its spawns).
  */
 let clock: typeof performance | undefined;
 
