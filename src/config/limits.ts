@@ -23,6 +23,14 @@ export const MAX_OPEN_ROOTS = 8;
  * review, P29-2).
  */
 export const MAX_SESSION_SUBSCRIPTIONS = 1_000;
+
+/**
+ * "Allow for this session" grants one team session keeps at most (team/session-grants.ts): each is in
+ * the team store and the session's copy, read whole again at each change (round 31 review, T31-7:
+ * unbounded). Past it, the answer allows its call and keeps nothing; the next such call asks.
+ */
+export const MAX_SESSION_GRANTS = 1_000;
+
 /**
  * The most questions of one server before the person at once, in either era (docs/config.md,
  * "limits"); more are refused with an error naming this limit:

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { MatchEnv } from '../../src/policy/match.js';
+import { MAX_SESSION_GRANTS } from '../../src/config/limits.js';
 import { MemoryTeamStore } from '../../src/team/memory-store.js';
 import { StoredSessionGrants } from '../../src/team/session-grants.js';
 import type { SessionGrant } from '../../src/team/store.js';
@@ -86,5 +87,20 @@ describe('StoredSessionGrants on the embedded store', () => {
     const grants = sessionOf(store, 'x', 's1');
     await expect(grants.addRules(['Edit('])).rejects.toThrow();
     expect(await store.sessionGrants('x', 's1')).toEqual([]);
+  });
+});
+
+// Round 31 review, T31-7: a session's grants were unbounded, each read whole again at every change.
+describe('StoredSessionGrants: MAX_SESSION_GRANTS', () => {
+  it('past the bound a grant is refused (not kept, not in force); the grants kept still hold', async () => {
+    const store = new MemoryTeamStore(noRules);
+    const grants = sessionOf(store, 'bob', 's1');
+    for (let index = 0; index < MAX_SESSION_GRANTS; index += 1) await grants.addCall(`digest-${index}`);
+    await expect(grants.addCall('one-more')).rejects.toThrow(/keeps 1000 "Allow for this session" grants, the most one may \(MAX_SESSION_GRANTS\)/);
+    await expect(grants.addRules(['Read(/w/**)'])).rejects.toThrow(/MAX_SESSION_GRANTS/);
+    expect(await store.sessionGrants('bob', 's1')).toHaveLength(MAX_SESSION_GRANTS);
+    await grants.refresh();
+    expect(grants.current().digests.has('digest-0')).toBe(true);
+    expect(grants.current().digests.has('one-more')).toBe(false);
   });
 });
