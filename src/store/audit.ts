@@ -30,6 +30,7 @@ import { redactSecrets, redactText } from '../redact.js';
 import type { Digest } from '../policy/digest.js';
 import { jsonString, type ArgsJson } from '../values.js';
 import { encodeShared, sharedBytes } from '../text-bytes.js';
+import { escapeJson } from '../latch/escape.js';
 
 /** One decided call, as the audit receives it. */
 export interface AuditRecord {
@@ -298,7 +299,7 @@ class RecordText {
     const { session, user, server, tool, kind, decision, by, rule, reason, paths, command } = entry;
     const text = JSON.stringify({ session, user, server, tool, kind, decision, by, rule, reason, paths, command });
     this.decided = samePaths ? { session, user, server, tool, kind, decision, by, rule, reason, command } : null;
-    this.decidedText = text.length > 2 ? `,${text.slice(1, -1)}` : '';
+    this.decidedText = text.length > 2 ? `,${shownInFile(text.slice(1, -1))}` : '';
     this.serial += 1;
     return this.decidedText;
   }
@@ -309,8 +310,23 @@ class RecordText {
     // A digest is written as it is: argsDigest's hex (or '') needs no escape, and only argsDigest
     // makes a Digest (policy/digest.ts); jsonString's test of its 64 characters was ~1k instructions
     // a call (docs/performance.md, "Round 23: 16 in flight").
-    return `,"argsDigest":"${entry.argsDigest as Digest | ''}"${argsText === undefined ? field('args', entry.args) : `,"args":${argsText}`}${field('waitMs', entry.waitMs)}${field('note', entry.note)}${entry.editedFrom === undefined ? '' : `,"editedFrom":"${entry.editedFrom}"`}`;
+    return `,"argsDigest":"${entry.argsDigest as Digest | ''}"${argsText === undefined ? field('args', entry.args) : `,"args":${shownInFile(argsText)}`}${field('waitMs', entry.waitMs)}${field('note', entry.note)}${entry.editedFrom === undefined ? '' : `,"editedFrom":"${entry.editedFrom}"`}`;
   }
+}
+
+/** A character JSON leaves raw that may be one a terminal obeys: DEL and every one past ASCII (as log.ts). */
+const PAST_ASCII = /[\u007f-\uffff]/;
+
+/**
+ * A record's JSON as `tail -f` and `less` show the file: what JSON.stringify leaves raw and a
+ * terminal obeys or reorders (ECMA-48's C1 controls, U+009B being CSI; DEL; UAX #9's bidi controls;
+ * zero-width and other invisible characters; U+2028/U+2029) written `\uXXXX` (latch/escape.ts
+ * escapeJson): the same JSON, the same values when read back. Until round 31 the file held them raw
+ * (round 30 review's "Left"; round 31 review S31-1). A text of ASCII, nearly every call's, costs one
+ * test; the decision's fields are made once per decision text (RecordText).
+ */
+function shownInFile(json: string): string {
+  return PAST_ASCII.test(json) ? escapeJson(json) : json;
 }
 
 /**
@@ -322,9 +338,9 @@ class RecordText {
 function field(key: string, value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'number' && Number.isFinite(value)) return `,"${key}":${value}`;
-  if (typeof value === 'string') return `,"${key}":${jsonString(value)}`;
+  if (typeof value === 'string') return `,"${key}":${shownInFile(jsonString(value))}`;
   const text = JSON.stringify(value);
-  return text === undefined ? '' : `,"${key}":${text}`;
+  return text === undefined ? '' : `,"${key}":${shownInFile(text)}`;
 }
 
 /**

@@ -5,6 +5,12 @@ import { buildPrompt } from '../../src/latch/prompt.js';
 import { decideFs } from '../helpers/policy.js';
 import { shownLogLine } from '../../src/log.js';
 import { memoryLogger } from '../helpers/memory-logger.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createAudit, type AuditRecord } from '../../src/store/audit.js';
+import type { Digest } from '../../src/policy/digest.js';
+import { ArgsJson } from '../../src/values.js';
+import { tempDir } from '../helpers/gateway.js';
 
 /**
  * Round 30 review S30-4/S30-5: every character of each family a hostile server or call could use to
@@ -49,6 +55,40 @@ describe.each(Object.entries(FAMILIES))('%s', (_family, characters) => {
         expect(JSON.parse(json)).toEqual(value);
       }
     }
+  });
+});
+
+// Round 31 review S31-1: the audit file's own lines held these raw (JSON.stringify escapes C0 only),
+// so `tail -f` or `less -R` on the file ran a CSI or reversed the line. Each record path: a lone
+// allowed call (its client's arguments text, ArgsJson), a redacted copy, a batch of denials, the
+// decision's fields (server, tool, reason, command, paths) and the person's note.
+test("the audit file: a call holding each family is written escaped, each line the same JSON", () => {
+  const file = join(tempDir(), 'audit.jsonl');
+  const audit = createAudit(file);
+  const records: AuditRecord[] = [];
+  for (const ch of ALL) {
+    const args = { path: `/w/a${ch}b`, [`k${ch}`]: [`v${ch}`] };
+    const base: AuditRecord = {
+      session: `s${ch}`, server: `fs${ch}`, tool: `write${ch}file`, kind: 'write', decision: 'allow', by: 'rule', rule: `Edit(/w/${ch})`,
+      reason: `asks: /w/a${ch}b`, paths: [{ access: 'write', input: `/w/a${ch}b`, path: `/w/a${ch}b`, realPath: null, inWorkspace: true } as unknown as AuditRecord['paths'][number]],
+      command: `echo ${ch}`, argsDigest: 'd'.repeat(64) as Digest, args, waitMs: 1, note: `n${ch}`,
+    };
+    records.push(base, { ...base, paths: [], args: { ...args }, argsJson: new ArgsJson(args) }, { ...base, decision: 'deny', paths: [], args: { password: `p${ch}`, ...args } });
+  }
+  // Records are completed in place: compare with copies made before.
+  const expected = records.map(({ argsJson: _argsJson, ...record }) => JSON.parse(JSON.stringify(record)) as Record<string, unknown>);
+  for (const record of records) audit.record(record);
+  audit.flush();
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n').filter((line) => line !== '');
+  expect(lines).toHaveLength(records.length);
+  expect(raw(text.replace(/\n/g, ''))).toEqual([]);
+  lines.forEach((line, index) => {
+    const read = JSON.parse(line) as Record<string, unknown>;
+    const want = expected[index]!;
+    for (const key of ['session', 'server', 'tool', 'rule', 'reason', 'command', 'note']) expect(read[key], key).toBe(want[key]);
+    if (index % 3 !== 2) expect(read.args).toEqual(want.args);
+    expect((read.paths as Array<{ path: string }>).map((path) => path.path)).toEqual((want.paths as Array<{ path: string }>).map((path) => path.path));
   });
 });
 
