@@ -83,6 +83,24 @@
     return node;
   }
 
+  /**
+   * A server's or a tool's name: escaped as escapeText does, and every character past ASCII as
+   * \uXXXX too (escape.js escapeName): a look-alike name ("gіthub") read as the server it imitates.
+   */
+  function escapedName(text, className) {
+    var node = el('span', className ? 'value ' + className : 'value');
+    esc.escapeNameRuns(text === null || text === undefined ? '' : text).forEach(function (run) {
+      if (run.escape) {
+        var mark = el('span', 'esc', [run.text]);
+        mark.title = 'escaped character';
+        node.appendChild(mark);
+      } else {
+        node.appendChild(document.createTextNode(run.text));
+      }
+    });
+    return node;
+  }
+
   function escapedTruncated(text, max) {
     var full = esc.escapeText(text);
     if (full.length <= max) return escaped(text);
@@ -112,7 +130,7 @@
     card.setAttribute('aria-labelledby', titleId);
     card.dataset.id = item.id;
 
-    var title = el('h2', 'title', [escaped(item.server, 'server'), el('span', 'sep', [' / ']), escaped(item.tool, 'tool')]);
+    var title = el('h2', 'title', [escapedName(item.server, 'server'), el('span', 'sep', [' / ']), escapedName(item.tool, 'tool')]);
     title.id = titleId;
     var kind = el('span', 'kind kind-' + String(item.kind).replace(/[^a-z]/g, ''), [String(item.kind)]);
     kind.title = 'What the call does';
@@ -128,8 +146,8 @@
     var time = el('time', null, [isNaN(created.getTime()) ? '' : created.toLocaleTimeString()]);
     time.dateTime = item.created;
     field('Client session', escaped(item.session)).forEach(function (n) { meta.appendChild(n); });
-    field('Server', escaped(item.server)).forEach(function (n) { meta.appendChild(n); });
-    field('Tool', escaped(item.tool)).forEach(function (n) { meta.appendChild(n); });
+    field('Server', escapedName(item.server)).forEach(function (n) { meta.appendChild(n); });
+    field('Tool', escapedName(item.tool)).forEach(function (n) { meta.appendChild(n); });
     field('Kind', String(item.kind)).forEach(function (n) { meta.appendChild(n); });
     field('Waiting since', time).forEach(function (n) { meta.appendChild(n); });
     card.appendChild(meta);
@@ -436,7 +454,7 @@
             teamRecent.splice(8);
             renderRecent(teamRecent);
           }
-          var what = esc.escapeText(item.server) + ' / ' + esc.escapeText(item.tool);
+          var what = esc.escapeName(item.server) + ' / ' + esc.escapeName(item.tool);
           var allowed = choice !== 'Deny';
           var effect = !allowed ? 'it will not run.' : edit ? 'the changed call runs now unless your rules deny it.' : item.retryUntil ? 'the assistant\'s identical retry will run.' : 'it runs now.';
           confirmation.classList.toggle('denied', !allowed);
@@ -500,7 +518,7 @@
       var time = el('time', null, [isNaN(at.getTime()) ? '' : at.toLocaleTimeString()]);
       time.dateTime = entry.at;
       var outcome = entry.by === 'person' ? ruleText(entry.outcome) : el('span', 'gone', ['not answered: ' + entry.outcome]);
-      recentList.appendChild(el('li', 'recent-item', [time, ' ', el('span', 'what', [escaped(entry.server), ' / ', escaped(entry.tool)]), ' — ', outcome, ' ', el('span', 'who', ['(' + esc.escapeText(entry.session) + ')'])]));
+      recentList.appendChild(el('li', 'recent-item', [time, ' ', el('span', 'what', [escapedName(entry.server), ' / ', escapedName(entry.tool)]), ' — ', outcome, ' ', el('span', 'who', ['(' + esc.escapeText(entry.session) + ')'])]));
     });
     recentEmpty.hidden = recentList.childNodes.length > 0;
   }
@@ -548,7 +566,7 @@
     }
     if (added.length > 0 && !firstRender) {
       announce(added.length === 1
-        ? 'New call waiting: ' + esc.escapeText(added[0].server) + ' / ' + esc.escapeText(added[0].tool) + ' from ' + esc.escapeText(added[0].session)
+        ? 'New call waiting: ' + esc.escapeName(added[0].server) + ' / ' + esc.escapeName(added[0].tool) + ' from ' + esc.escapeText(added[0].session)
         : added.length + ' new calls waiting');
     } else if (firstRender) {
       announce(shown.size === 0 ? 'No calls are waiting.' : shown.size + (shown.size === 1 ? ' call is' : ' calls are') + ' waiting.');

@@ -60,5 +60,46 @@
     return runs;
   }
 
-  scope.mcpLatchEscape = Object.freeze({ escapeText: escapeText, escapeJson: escapeJson, escapeTruncated: escapeTruncated, escapeRuns: escapeRuns, isPlainText: isPlainText });
+  // A server's or a tool's name (escape.ts escapeName): escapeText, and every character past ASCII
+  // written \uXXXX too. MCP's names are ASCII (SEP-986): a name spelled with another script's
+  // look-alike letters ("gіthub" with a Cyrillic і, fullwidth "ｆｓ") read as the server it imitates
+  // (round 30 review S30-6; the page since round 31, review S31-2). A run of 24 or more spaces is
+  // shown as its length.
+  var NAME_UNSAFE = /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\ud800-\udfff]|[^\u0000-\u007e]/gu;
+  var SPACE_RUN = / {24,}/g;
+
+  function spaces(run) {
+    return '\u27e8' + run.length + ' spaces\u27e9';
+  }
+
+  function escapeName(text) {
+    return String(text).replace(NAME_UNSAFE, escapeChar).replace(SPACE_RUN, spaces);
+  }
+
+  // escapeName as runs, as escapeRuns: each escaped character and each run of spaces marked.
+  function escapeNameRuns(text) {
+    var source = String(text);
+    var runs = [];
+    var plain = function (part) {
+      var last = 0;
+      part.replace(SPACE_RUN, function (run, offset) {
+        if (offset > last) runs.push({ text: part.slice(last, offset), escape: false });
+        runs.push({ text: spaces(run), escape: true });
+        last = offset + run.length;
+        return run;
+      });
+      if (last < part.length) runs.push({ text: part.slice(last), escape: false });
+    };
+    var last = 0;
+    source.replace(NAME_UNSAFE, function (ch, offset) {
+      if (offset > last) plain(source.slice(last, offset));
+      runs.push({ text: escapeChar(ch), escape: ch !== '\\' });
+      last = offset + ch.length;
+      return ch;
+    });
+    if (last < source.length) plain(source.slice(last));
+    return runs;
+  }
+
+  scope.mcpLatchEscape = Object.freeze({ escapeText: escapeText, escapeJson: escapeJson, escapeTruncated: escapeTruncated, escapeRuns: escapeRuns, isPlainText: isPlainText, escapeName: escapeName, escapeNameRuns: escapeNameRuns });
 })(globalThis);

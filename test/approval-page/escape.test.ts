@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, test } from 'vitest';
-import { escapeJson, escapeText, escapeTruncated, isPlainText } from '../../src/latch/escape.js';
+import { escapeJson, escapeName, escapeText, escapeTruncated, isPlainText } from '../../src/latch/escape.js';
 import { ROOT } from '../helpers/gateway.js';
 
 /**
@@ -16,6 +16,8 @@ interface PageEscape {
   escapeTruncated(text: string, max: number): string;
   isPlainText(text: string): boolean;
   escapeRuns(text: string): Array<{ text: string; escape: boolean }>;
+  escapeName(text: string): string;
+  escapeNameRuns(text: string): Array<{ text: string; escape: boolean }>;
 }
 
 function loadPageEscape(): PageEscape {
@@ -83,7 +85,50 @@ describe('web/escape.js matches src/latch/escape.ts', () => {
   });
 });
 
+// Round 31 review S31-2: the page named a server and a tool with escapeText, so `g\u0456thub`
+// (Cyrillic і) read as github on the page while the prompt showed it escaped (round 30, S30-6).
+describe("web/escape.js's escapeName matches src/latch/escape.ts's", () => {
+  test('on every UTF-16 code unit, alone and in a name', () => {
+    const mismatches: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      const text = `a${String.fromCharCode(code)}b`;
+      if (page.escapeName(text) !== escapeName(text)) mismatches.push(code.toString(16));
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  test('on every code point past U+FFFF', () => {
+    const mismatches: string[] = [];
+    for (let code = 0x10000; code <= 0x10ffff; code++) {
+      const text = `a${String.fromCodePoint(code)}b`;
+      if (page.escapeName(text) !== escapeName(text)) mismatches.push(code.toString(16));
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  test.each([...SAMPLES, 'g\u0456thub', '\uff46\uff53', `a${' '.repeat(30)}b`, `${' '.repeat(24)}\u0456${' '.repeat(23)}.${' '.repeat(25)}`, 'x\u3000'.repeat(2), 'github'])('on %j', (text) => {
+    expect(page.escapeName(text)).toBe(escapeName(text));
+    expect(page.escapeNameRuns(text).map((run) => run.text).join('')).toBe(escapeName(text));
+    // Nothing past ASCII is left unmarked but the marker of a run of spaces.
+    for (const run of page.escapeNameRuns(text)) if (!run.escape) expect(run.text).toMatch(/^[\x20-\x7e]*$/);
+  });
+
+  test('a look-alike name is marked where it differs', () => {
+    expect(page.escapeNameRuns('g\u0456thub')).toEqual([
+      { text: 'g', escape: false },
+      { text: '\\u0456', escape: true },
+      { text: 'thub', escape: false },
+    ]);
+  });
+});
+
 describe('web/app.js', () => {
+  test("names a call's server and tool with escapeName wherever it shows them", () => {
+    const code = readFileSync(join(ROOT, 'web/app.js'), 'utf8');
+    expect(code).not.toMatch(/escape(?:d|Text)\((?:item|entry|added\[0\])\.(?:server|tool)\b/);
+    expect(code.match(/escape(?:dName|Name)\((?:item|entry|added\[0\])\.(?:server|tool)\b/g)).toHaveLength(10);
+  });
+
   test('builds the DOM with text only: no HTML parsing sinks, no code from strings', () => {
     const code = readFileSync(join(ROOT, 'web/app.js'), 'utf8')
       .split('\n')
