@@ -93,11 +93,20 @@ const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|
  * Round 30 (review S30-1): `passw` and `bw ` for `bw unlock P`, `nmcli … password P`, `openssl
  * passwd P`, `passwd <<< P`, which have none of the others. Last, and not `nmcli`: put first, or
  * with `nmcli`, irregexp's scan of a text with none took ~1.5–2× as long (docs/performance.md
- * "Round 30: redaction's trigger").
+ * "Round 30: redaction's trigger"); round 31's words are a second test (PROSE_TRIGGER).
  */
 const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|hv[sbr]\.|config|git[ \t]|hooks\.slack|passw|bw[ \t]/;
+/**
+ * Round 31 (review S31-3): the words of a secret in a sentence (PROSE: `Password is P`, `the secret
+ * is P`, `api key K`, `my PIN is 4821`) and of two readers of one on stdin (`cryptsetup open D N <<<
+ * P`, `echo P | kinit me`), none of which has a TRIGGER character. A second test, of a text TRIGGER
+ * passed over and long enough to hold one (`pin is 1` is 8): each word in TRIGGER cost every text
+ * that test ~4 instructions a character (its alternatives are tried at each position), this ~2
+ * (docs/performance.md "Round 31: redaction's prose").
+ */
+const PROSE_TRIGGER = /pass|secret|token|api[ \t]key|pin[ \t]|cryptsetup|kinit/i;
 /** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
-const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|openssl|mosquitto|cqlsh|twine|user(?:add|mod)|doctl|lftp|rabbitmq|psk|sudo|cryptsetup|https?[ \t]|xhs?[ \t]|bw[ \t]|hv[sbr]\.|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce/i;
+const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|openssl|mosquitto|cqlsh|twine|user(?:add|mod)|doctl|lftp|rabbitmq|psk|sudo|cryptsetup|https?[ \t]|xhs?[ \t]|bw[ \t]|hv[sbr]\.|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce|pin[ \t_-]|kinit/i;
 
 /** PEM private keys (RFC 7468; OpenSSH's and OpenPGP's armour alike): the body to the END line, or to the end of a cut text. */
 const PEM = /(-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)[\s\S]*?(?:(-----END \2-----)|$)/g;
@@ -240,6 +249,45 @@ const BASIC = /\b(Basic)[ \t]+([A-Za-z0-9+/]+=*)/gi;
  * round 19).
  */
 const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|ml[st]_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64}|(hv[sbr]\.)[\w-]{20,})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+/**
+ * A secret named in a sentence (round 31 review S31-3): `my password is P`, `the secret was "P Q"`,
+ * `api key is K`, `my PIN is 4821`, `use token T`, `-H 'X-Api-Key K'`. NAMED needs `=` or `:` after the
+ * name, and these have none. The word, maybe plural, then `is`/`was`/`are`/`were` (maybe `:`) and
+ * the value, which is replaced unless it is an English word saying something of the secret
+ * (`the token is expired`, `the password is not set`: PROSE_KEPT); or the word then the value alone,
+ * replaced only when it looks like a credential (PROSE_BARE: a digit, a letter, and 16 or more
+ * characters or both cases in 8 or more), so `token count`, `secret generic`, `the password file`,
+ * a Kubernetes secret's name `db-secret1` are kept. Over-redaction is preferred to a leak
+ * (docs/threat-model.md "Secrets in records").
+ */
+const PROSE = /\b((?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[ _-]?key|access[ _-]?key|pin(?:[ _-]?code)?)s?(?:[ \t]+(?:is|was|are|were)(?:[ \t]*:)?)?[ \t]+)(?![-<>|;&#]|\[redacted)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s'"<>|;&]{1,200})/gi;
+/** Words after `is` that say something of the secret rather than being it. */
+const PROSE_KEPT: ReadonlySet<string> = new Set(['a', 'an', 'the', 'not', 'no', 'now', 'still', 'also', 'only', 'just', 'too', 'very', 'being', 'been', 'set', 'unset', 'in', 'at', 'on', 'of', 'for', 'from', 'to', 'by', 'with', 'and', 'or', 'but', 'that', 'this', 'it', 'its', 'your', 'my', 'his', 'her', 'their', 'our', 'same', 'different', 'wrong', 'right', 'correct', 'incorrect', 'invalid', 'valid', 'weak', 'strong', 'empty', 'blank', 'required', 'optional', 'missing', 'unknown', 'null', 'none', 'nil', 'undefined', 'ok', 'okay', 'fine', 'good', 'bad', 'new', 'old', 'long', 'short', 'high', 'low', 'true', 'false', 'yes', 'here', 'there', 'below', 'above', 'secret', 'safe', 'unsafe', 'public', 'private', 'hidden', 'shown', 'visible', 'stored', 'saved', 'kept', 'case-sensitive', 'redacted', 'out', 'up', 'off', 'down', 'over', 'gone', 'used', 'unused', 'due']);
+/** A word after `is` that is English (`expired`, `missing`, `likely`) rather than a value. */
+const PROSE_ENGLISH = /^[a-z]{2,}(?:ed|ing|ly|able|ible)$/;
+/** A value standing alone after the word: a credential's look (a digit and a letter; 16 or more characters, or both cases in 8 or more). */
+const PROSE_BARE = /^(?=[^\d]*\d)(?=[^A-Za-z]*[A-Za-z])(?:[^\s]{16,}|(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])[^\s]{8,})$/;
+/** Punctuation that ends a sentence's value and is kept after it. */
+const PROSE_TRAILING = /[.,;:!?)\]]+$/;
+
+/** PROSE's replacement: the value replaced (its quotes and trailing punctuation kept) when it is one. */
+function proseRedacted(all: string, before: string, value: string): string {
+  const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
+  const trailing = quote === '' ? (PROSE_TRAILING.exec(value)?.[0] ?? '') : '';
+  const word = quote === '' ? value.slice(0, value.length - trailing.length) : value;
+  if (word === '' || word.includes(REDACTED.slice(0, -1))) return all;
+  const stated = /[ \t](?:is|was|are|were)(?:[ \t]*:)?[ \t]+$/i.test(before);
+  if (stated ? quote === '' && (PROSE_KEPT.has(word.toLowerCase()) || PROSE_ENGLISH.test(word)) : quote !== '' || !PROSE_BARE.test(word)) return all;
+  return `${before}${quote === '' ? REDACTED : quoted(value)}${trailing}`;
+}
+
+/**
+ * A header given to curl or HTTPie without its colon, `-H 'X-Api-Key K'`, `--header "X-Auth-Token T"`
+ * (curl sends no such header, but the text holds the secret; round 31 review S31-3): the rest of
+ * the quoted header after a secret's name.
+ */
+const HEADER_SPACED = /((?:^|[ \t])(?:-H|--header)(?:[ \t]+|=)(["']))([A-Za-z][\w-]{0,63})([ \t]+)([^"'\n]+)\2/g;
+
 /** A JSON Web Token (RFC 7519: base64url of `{"…` is `eyJ`), whole or cut after its payload. */
 const JWT = /(?<![\w-])eyJ[\w-]*\.eyJ[\w-]*(?:\.[\w-]*)?/g;
 
@@ -257,7 +305,7 @@ export function redactText(text: string): string {
 
 /** redactText of a text the caller bounds: the window redactedStart reads past a cut. */
 function redactRead(text: string): string {
-  if (!TRIGGER.test(text) || !CANDIDATE.test(text)) return text;
+  if ((!TRIGGER.test(text) && (text.length < 8 || !PROSE_TRIGGER.test(text))) || !CANDIDATE.test(text)) return text;
   // sh removes a backslash-newline before it reads words, so `git config \<newline> user.password V`
   // sets V: a text that holds one is redacted as sh reads it, and recorded so (round 20 review,
   // review-diff20 D3: the readings below took the continuation for a word and kept V in clear).
@@ -377,6 +425,7 @@ function redactJoined(text: string): string {
   out = out.replace(HTTPIE_AUTH, `$1$2:${REDACTED}`);
   out = out.replace(LFTP_USER, `$1$2,${REDACTED}`);
   out = out.replace(OPERAND_PASSWORDS, (all, before: string, value: string) => (value.startsWith(REDACTED) ? all : `${before}${quoted(value)}`));
+  if (out.includes('-H') || out.includes('--header')) out = out.replace(HEADER_SPACED, (all, before: string, quote: string, name: string, space: string, value: string) => (SECRET_NAME.test(name) && !value.startsWith(REDACTED) ? `${before}${name}${space}${REDACTED}${quote}` : all));
   out = out.replace(WEBHOOK, `$1${REDACTED}`);
   out = out.replace(BEARER, `$1 ${REDACTED}`);
   out = out.replace(BASIC, (all, scheme: string, credentials: string) => (Buffer.from(credentials, 'base64').toString('latin1').includes(':') ? `${scheme} ${REDACTED}` : all));
@@ -384,7 +433,8 @@ function redactJoined(text: string): string {
   out = out.replace(JWT, '[redacted JWT]');
   // After the shapes: a known token keeps its prefix (`https://ghs_[redacted]@`).
   if (out.includes('@')) out = out.replace(USER_TOKEN, `$1${REDACTED}@`);
-  return out;
+  // Last: a value a recogniser above knows keeps what it shows (`token is xoxp-[redacted]`).
+  return out.replace(PROSE, proseRedacted);
 }
 
 /**
@@ -393,9 +443,10 @@ function redactJoined(text: string): string {
  * login --with-token`, `gh secret set NAME` (its value from stdin without `--body`), `docker secret
  * create NAME -`, `wrangler secret put NAME`, `sudo -S`/`--stdin`, `passwd --stdin`, `chpasswd`,
  * `smbpasswd -s`, `htpasswd -i`, `vault login -`, `openssl … -pass[in|out] stdin|fd:0`, `gpg
- * --passphrase-fd 0`, `cryptsetup` (a passphrase from stdin when it is no terminal).
+ * --passphrase-fd 0`, `cryptsetup` (a passphrase from stdin when it is no terminal); round 31, MIT
+ * Kerberos' `kinit` (its prompter reads the password from stdin: `echo P | kinit user`).
  */
-const STDIN_READER = /\b(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)\b[^;&|\n]{0,200}?[ \t]--password-stdin|gh[ \t]+auth[ \t]+login\b[^;&|\n]{0,200}?[ \t]--with-token|(?:gh|wrangler)[ \t]+secret[ \t]+(?:set|put)\b|docker[ \t]+secret[ \t]+create\b|sudo\b[^;&|\n]{0,200}?[ \t](?:-[A-Za-z]*S|--stdin)|(?<![\w./-])passwd\b|chpasswd\b|smbpasswd\b[^;&|\n]{0,200}?[ \t]-[A-Za-z]*s|htpasswd\b[^;&|\n]{0,200}?[ \t]-[A-Za-z]*i|vault[ \t]+login\b[^;&|\n]{0,200}?[ \t]-(?![^\s;&|])|openssl\b[^;&|\n]{0,200}?[ \t]-pass(?:in|out)?[ \t]+(?:stdin|fd:0)|gpg2?\b[^;&|\n]{0,200}?[ \t]--passphrase-fd[ \t=]+0|cryptsetup\b)/g;
+const STDIN_READER = /\b(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)\b[^;&|\n]{0,200}?[ \t]--password-stdin|gh[ \t]+auth[ \t]+login\b[^;&|\n]{0,200}?[ \t]--with-token|(?:gh|wrangler)[ \t]+secret[ \t]+(?:set|put)\b|docker[ \t]+secret[ \t]+create\b|sudo\b[^;&|\n]{0,200}?[ \t](?:-[A-Za-z]*S|--stdin)|(?<![\w./-])passwd\b|chpasswd\b|smbpasswd\b[^;&|\n]{0,200}?[ \t]-[A-Za-z]*s|htpasswd\b[^;&|\n]{0,200}?[ \t]-[A-Za-z]*i|vault[ \t]+login\b[^;&|\n]{0,200}?[ \t]-(?![^\s;&|])|openssl\b[^;&|\n]{0,200}?[ \t]-pass(?:in|out)?[ \t]+(?:stdin|fd:0)|gpg2?\b[^;&|\n]{0,200}?[ \t]--passphrase-fd[ \t=]+0|cryptsetup\b|kinit\b)/g;
 /** What feeds a pipeline: a here-string's word, a here-document's operator (its delimiter), `echo`/`printf` before a `|`. */
 const HERE_STRING = /<<<[ \t]*("[^"\n]*"?|'[^'\n]*'?|[^\s'";&|<>]+)/g;
 const HERE_DOC = /<<(-?)[ \t]*(["']?)([\w.-]{1,64})\2/g;
@@ -436,7 +487,7 @@ function redactStdin(text: string): string {
 }
 
 /** One of these is in every STDIN_READER match: a text with none is not read for it. */
-const STDIN_WORDS = ['pass', 'token', 'secret', 'sudo', 'login', 'cryptsetup'];
+const STDIN_WORDS = ['pass', 'token', 'secret', 'sudo', 'login', 'cryptsetup', 'kinit'];
 /** The same, for a test: does a command read a secret on stdin. */
 const READS_STDIN_SECRET = new RegExp(STDIN_READER.source);
 /** Tools' arguments that are a command's standard input (subjects/profiles.ts: mcp-server-commands' `stdin`, `stdinText`, `input`). */

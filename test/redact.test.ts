@@ -200,6 +200,25 @@ describe('redactText: secrets inside a string', () => {
     // S30-3: a token as a URL's user name, no password (GitHub's and Hugging Face's git over HTTPS).
     ['a token as the user name of a clone URL', 'git clone https://9f3c2a7b1d4e6f8091a2b3c4d5e6f708192a3b4c@github.com/o/r', 'git clone https://[redacted]@github.com/o/r'],
     ['a user name that is no token is kept', 'https://alice@example.com ssh://git@github.com https://my-long-username-here@example.com', 'https://alice@example.com ssh://git@github.com https://my-long-username-here@example.com'],
+    // Round 31 review S31-3: a secret in a sentence, with no `=` or `:` after its name (NAMED's), and
+    // most with none of the trigger characters: written to the audit and the log in clear before.
+    ['prose: the word, `is`, the value', 'my password is Hunter2Secret and the secret was "open sesame 7"; the API key is: K9aZ2kLmq7.', 'my password is [redacted] and the secret was "[redacted]"; the API key is: [redacted].'],
+    ['prose: a PIN, a passphrase, tokens', 'My PIN is 4821. Passphrase is correct-horse-battery; tokens are T0kA,T0kB', 'My PIN is [redacted]. Passphrase is [redacted]; tokens are [redacted]'],
+    ['prose: the word then a credential-looking value', 'use token 9f3c2a1b4c5d6e7f8a9b, passphrase Hunter2Secret', 'use token [redacted], passphrase [redacted]'],
+    ['a server error quoting the token it refused', 'error: authentication failed for token 7Fa9Q2xLm0Zt8Yw3', 'error: authentication failed for token [redacted]'],
+    ['prose about a secret, not the secret, is kept', 'the token is expired; the password is not set; if password is None: pass; token count is 5; the secret is out; password is required', 'the token is expired; the password is not set; if password is None: pass; token count is 5; the secret is out; password is required'],
+    ['a secret\'s name or a word after the word is kept', 'kubectl get secret db-secret1; kubectl create secret generic mysecret1; grep -r password src/; npm token create; the password file is /etc/shadow', 'kubectl get secret db-secret1; kubectl create secret generic mysecret1; grep -r password src/; npm token create; the password file is /etc/shadow'],
+    ['a known shape keeps its prefix in prose', 'the token is xoxp-1234567890-abcdefghij', 'the token is xoxp-[redacted]'],
+    // curl(1) -H: a header needs its colon (curl sends none without), but the text holds the value.
+    ['curl -H a header without its colon', `curl -H 'X-Api-Key K9aZ2kLmq7' -H "X-Auth-Token abc def" --header='Authorization Basic eHl6' https://h`, `curl -H 'X-Api-Key [redacted]' -H "X-Auth-Token [redacted]" --header='Authorization [redacted]' https://h`],
+    ['curl -H of a header that is no secret is kept', `curl -H 'Accept text/plain' https://h`, `curl -H 'Accept text/plain' https://h`],
+    // Readers of a secret on stdin with no trigger character: cryptsetup(8) ("the passphrase is read
+    // from standard input when it is not a terminal"), gh secret set and wrangler secret put with a
+    // name of letters only, MIT kinit(1) (its prompter reads stdin).
+    ['cryptsetup open, a here-string, no trigger character', 'cryptsetup open /dev/sdb1 vault <<< Hunter2Secret', 'cryptsetup open /dev/sdb1 vault <<< [redacted]'],
+    ['cryptsetup luksOpen, echo before a pipe', 'echo LuksPw38 | cryptsetup luksOpen /dev/sdb1 vault', 'echo [redacted] | cryptsetup luksOpen /dev/sdb1 vault'],
+    ['gh secret set NAME and wrangler secret put NAME, no trigger character', 'gh secret set DEPLOYKEY <<< GhSecret39; printf CfSecret40 | wrangler secret put APIKEY', 'gh secret set DEPLOYKEY <<< [redacted]; printf [redacted] | wrangler secret put APIKEY'],
+    ['kinit, echo before a pipe', 'echo KrbPw41 | kinit alice', 'echo [redacted] | kinit alice'],
   ];
   test.each(cases)('%s', (_source, text, recorded) => {
     expect(redactText(text)).toBe(recorded);

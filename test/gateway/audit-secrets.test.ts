@@ -223,3 +223,26 @@ test("round 30 (review S30-2): a command tool's stdin argument, when its command
   expect(record).toMatchObject({ decision: 'deny', args: { command: 'docker login -u me --password-stdin', stdin: '[redacted]' } });
   expect(readFileSync(file, 'utf8')).not.toContain('S3cretV4lue57');
 });
+
+test('round 31 (review S31-3): a secret named in a sentence, in a header without its colon, or fed to cryptsetup or kinit is not written to the audit', async () => {
+  const messages = [
+    'my password is S3cretV4lue61 and the API key is: S3cretV4lue62.',
+    'use token S3cretV4lue63abcdefgh',
+    "curl -H 'X-Api-Key S3cretV4lue64' https://api.example.com",
+    'cryptsetup open /dev/sdb1 vault <<< S3cretV4lue65',
+    'echo S3cretV4lue66 | kinit alice',
+    'the token is expired and the password is not set',
+  ];
+  const { text, logged } = await echoedToAudit(messages);
+  expect(text.match(/S3cretV4lue\d+/g)).toBeNull();
+  expect(logged.at(-1)).toBe('the token is expired and the password is not set');
+});
+
+test("round 31 (review S31-3): a server's error quoting a secret in a sentence is not written to the log", async () => {
+  const line = 'error: authentication failed for token S3cretV4lue67abcdefgh; my password is S3cretV4lue68';
+  harness = await startGateway({ mcpServers: { broken: { command: process.execPath, args: ['-e', `console.error(${JSON.stringify(line)}); process.exit(1)`] } } });
+  await eventually(() => expect(harness!.stderr()).toContain('authentication failed for token [redacted]'), 20_000);
+  const listed = await harness.client.listTools();
+  expect(JSON.stringify(listed)).not.toMatch(/S3cretV4lue6[78]/);
+  expect(harness.stderr()).not.toMatch(/S3cretV4lue6[78]/);
+});
