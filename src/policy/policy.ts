@@ -158,6 +158,7 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
   for (const pattern of GIT_REF_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git reads refs, their logs and the index from ${pattern}`, codeFile: true });
   for (const pattern of RUNNER_PROGRAM_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a package manager runs the program ${pattern} names`, codeFile: true });
+  for (const pattern of PROGRAM_START_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a program runs code or a command ${pattern} names at its next start`, codeFile: true });
   for (const pattern of HOOK_FRAMEWORK_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a git hook framework runs the commands ${pattern} names`, codeFile: true });
   // Removing it asks too: Desktop Commander keeps the old config in memory while mcp-latch, finding no file, would take $SHELL for its shell.
   rules.push({ type: 'path', list: 'ask', access: 'write', pattern: DESKTOP_COMMANDER_CONFIG, text: `built-in: Desktop Commander runs commands in the shell and directories ${DESKTOP_COMMANDER_CONFIG} names` });
@@ -303,6 +304,42 @@ const GIT_REF_FILES: readonly string[] = [
 const RUNNER_PROGRAM_FILES: readonly string[] = [
   ...['.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', 'bunfig.toml', '.bunfig.toml', '.cargo/config', '.cargo/config.toml'].map((file) => `**/${file}`),
   ...['.npmrc', '.yarnrc', '.yarnrc.yml', '.bunfig.toml', '.cargo/config', '.cargo/config.toml'].map((file) => `~/${file}`),
+];
+
+/**
+ * Files other programs read code or a command from at every run (round 31, review30r's leftovers;
+ * docs/threat-model.md "Round 31: round 30's command-rule leftovers (rules31)"): Mercurial's hgrc
+ * (`[hooks]`, `[extensions]`: Mercurial 6.3 ran a repository's `.hg/hgrc` hook on `hg status`),
+ * Subversion's config (its helpers and tunnels), latexmk's rc files (Perl it runs: latexmk 4.79
+ * read `./latexmkrc`), Maven's `.mvn/jvm.config` (its own JVM's options, `-javaagent:`),
+ * `.mvn/maven.config` (its options, `-Dexec.executable=`…) and `~/.mavenrc` (a shell script its
+ * `mvn` sources), lldb's and gdb's init files, pandoc's user data directory (its `init.lua`, filters
+ * and defaults), terraform's CLI config (provider overrides) and the providers `init` installed.
+ * Written by one call, the next `hg status`, `latexmk`, `mvn test` or `terraform plan` allowed by
+ * its own rule runs them: asked as git's code files are.
+ */
+const PROGRAM_START_FILES: readonly string[] = [
+  '**/.hg/hgrc',
+  '~/.hgrc',
+  '~/.config/hg/hgrc',
+  '~/.subversion/config',
+  '~/.subversion/servers',
+  '**/latexmkrc',
+  '**/.latexmkrc',
+  '~/.latexmkrc',
+  '~/.config/latexmk/latexmkrc',
+  '**/.mvn/jvm.config',
+  '**/.mvn/maven.config',
+  '~/.mavenrc',
+  '~/.lldbinit',
+  '~/.gdbinit',
+  '~/.config/gdb/gdbinit',
+  '~/.local/share/pandoc/init.lua',
+  '~/.local/share/pandoc/filters/**',
+  '~/.local/share/pandoc/defaults/**',
+  '~/.terraformrc',
+  '~/.terraform.d/plugins/**',
+  '**/.terraform/providers/**',
 ];
 
 /**

@@ -67,6 +67,12 @@ export interface CommandPath {
    * there (or, with `pathsStop`, a file), which subjects/inspect.ts reads on disk.
    */
   branchGuess?: { name: string; pathsStop: boolean };
+  /**
+   * GIT_CONFIG_SETTING only: the config is written only when `branch.autoSetupMerge` is `always` or
+   * `inherit` (a new branch from HEAD, git-config-writes.ts tracksBySettingOnly): dropped when no
+   * config file git reads sets it or includes another, which subjects/inspect.ts reads on disk.
+   */
+  autoSetupMerge?: true;
 }
 
 /** How a command walks a directory tree. */

@@ -655,10 +655,31 @@ function repositoryConfigSubjects(path: CommandPath, context: InspectContext, ca
       const named = revisionType(gitDir, guess.name, guess.pathsStop ? start.realPath : null);
       if (named === 'commit' || named === 'tag' || (guess.pathsStop && named === 'path')) return [];
     }
+    // A new branch from HEAD: written only when a config git reads sets branch.autoSetupMerge (round 31).
+    if (path.autoSetupMerge && files !== null && !setsAutoSetupMerge(start.realPath, files, context.pathEnv.home, cache)) return [];
   } catch {
     return unknown(`the repository git finds from ${start.realPath} cannot be read`);
   }
   return (files ?? []).map((file) => pathSubject(file, 'write', null, null, path.via, context, cache));
+}
+
+/**
+ * Whether a config file git reads for a command run in `dir` may set `branch.autoSetupMerge`: the
+ * repository's (`files`, and a linked worktree's config.worktree), the user's (`~/.gitconfig`,
+ * `~/.config/git/config`) and the system's (`/etc/gitconfig`). A file naming it, or any `[include]`
+ * or `[includeIf]` (another file may), counts; one that cannot be read counts (fail closed).
+ */
+function setsAutoSetupMerge(dir: string, files: readonly string[], home: string, cache: DecisionPaths): boolean {
+  const gitDir = repositoryGitDirectory(dir, cache.disk);
+  const all = [...files, ...(gitDir === null ? [] : [posix.join(gitDir, 'config.worktree')]), posix.join(home, '.gitconfig'), posix.join(home, '.config', 'git', 'config'), '/etc/gitconfig'];
+  return all.some((file) => {
+    try {
+      if (cache.disk.stat(file) === undefined) return false;
+      return /autosetupmerge|^\s*\[\s*include/im.test(cache.disk.text(file));
+    } catch {
+      return true;
+    }
+  });
 }
 
 /**

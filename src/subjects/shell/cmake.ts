@@ -25,8 +25,8 @@ const VALUE_OPTIONS = /^-[SBCDUGTAP]$|^--(?:toolchain|install-prefix|preset|buil
 /** Cache variables naming CMake code the project includes, or where find_package()/include() load it from. */
 const CODE_VARIABLES = /^(?:CMAKE_TOOLCHAIN_FILE|CMAKE_PROJECT_(?:\w+_)?INCLUDE(?:_BEFORE)?|CMAKE_PROJECT_TOP_LEVEL_INCLUDES|CMAKE_USER_MAKE_RULES_OVERRIDE(?:_\w+)?)$/;
 const SEARCH_VARIABLES = /^(?:CMAKE_MODULE_PATH|CMAKE_PREFIX_PATH|CMAKE_FIND_ROOT_PATH|CMAKE_SYSROOT|CMAKE_FRAMEWORK_PATH|CMAKE_PROGRAM_PATH|CMAKE_\w+_COMPILER_EXTERNAL_TOOLCHAIN|\w+_DIR|\w+_ROOT)$/;
-/** Cache variables naming a program the build runs. */
-const PROGRAM_VARIABLES = /^(?:CMAKE_\w+_(?:COMPILER|COMPILER_LAUNCHER|LINKER_LAUNCHER|CLANG_TIDY|CPPCHECK|CPPLINT|INCLUDE_WHAT_YOU_USE|LINK_WHAT_YOU_USE)|CMAKE_CROSSCOMPILING_EMULATOR|CMAKE_MAKE_PROGRAM|CMAKE_LINKER|CMAKE_AR|CMAKE_RANLIB|CMAKE_NM|CMAKE_OBJCOPY|CMAKE_OBJDUMP|CMAKE_STRIP|CMAKE_ADDR2LINE|CMAKE_READELF|CMAKE_DLLTOOL|CMAKE_MT|CMAKE_RC_COMPILER|CMAKE_TEST_LAUNCHER)$/;
+/** Cache variables naming a program the build runs; `<Pkg>_EXECUTABLE` and the like are find_program() results a find module runs at configure time (round 31: FindGit ran `-DGIT_EXECUTABLE=F`'s F for its version). */
+const PROGRAM_VARIABLES = /^(?:CMAKE_\w+_(?:COMPILER|COMPILER_LAUNCHER|LINKER_LAUNCHER|CLANG_TIDY|CPPCHECK|CPPLINT|INCLUDE_WHAT_YOU_USE|LINK_WHAT_YOU_USE)|CMAKE_CROSSCOMPILING_EMULATOR|CMAKE_MAKE_PROGRAM|CMAKE_LINKER|CMAKE_AR|CMAKE_RANLIB|CMAKE_NM|CMAKE_OBJCOPY|CMAKE_OBJDUMP|CMAKE_STRIP|CMAKE_ADDR2LINE|CMAKE_READELF|CMAKE_DLLTOOL|CMAKE_MT|CMAKE_RC_COMPILER|CMAKE_TEST_LAUNCHER|\w+_(?:EXECUTABLE|PROGRAM|COMMAND|BINARY))$/;
 
 /** A path spelled plainly in the project (no `..`, `~`, `$`, absolute start) or under the system's directories. */
 export const projectOrSystem = (path: string): boolean => path !== '' && (/^\/(?:usr|lib|lib64|bin|opt\/homebrew|Library\/Developer|Applications\/Xcode[^/]*\.app)\//.test(path) ? !/(^|\/)\.\.(\/|$)/.test(path) : !/^[/~$]|(^|\/)\.\.(\/|$)/.test(path));

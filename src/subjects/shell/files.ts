@@ -16,7 +16,7 @@ import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_CONFIG_CODE, GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
-import { branchGuess, changesGitConfig } from './git-config-writes.js';
+import { branchGuess, changesGitConfig, tracksBySettingOnly } from './git-config-writes.js';
 import { objectIdOf } from '../git-objects.js';
 import { pointedRevisions, revisionRoot } from './git-targets.js';
 import { arrivals, COPIED, LINKED, MOVED, REMOVED } from '../tree.js';
@@ -663,7 +663,9 @@ const git: Handler = (args, cwd, out) => {
     // `git checkout NAME` may make NAME tracking a remote's branch (round 30): unless `-c checkout.guess=false`.
     const guessOff = scan.options.some((option) => option.name === '-c' && option.value?.isStatic === true && /^checkout\.guess=(false|no|off|0)$/i.test(option.value.value));
     const guess = changesGitConfig(sub.value, after) ? undefined : guessOff ? null : branchGuess(sub.value, after);
-    if (guess !== null) out.paths.push({ path: 'config', access: WRITE, base, isStatic: !hasOption(scan, '--git-dir'), via: GIT_CONFIG_SETTING, ...(guess?.name ? { branchGuess: { name: guess.name, pathsStop: guess.pathsStop } } : {}) });
+    // A new branch from HEAD tracks only by branch.autoSetupMerge (round 31): inspect.ts reads whether any config sets it; a `-c` may (or include one that does).
+    const bySetting = guess === undefined && !scan.options.some((option) => option.name === '-c' || option.name === '--config-env') && tracksBySettingOnly(sub.value, after);
+    if (guess !== null) out.paths.push({ path: 'config', access: WRITE, base, isStatic: !hasOption(scan, '--git-dir'), via: GIT_CONFIG_SETTING, ...(guess?.name ? { branchGuess: { name: guess.name, pathsStop: guess.pathsStop } } : {}), ...(bySetting ? { autoSetupMerge: true as const } : {}) });
   }
   if (sub?.isStatic && sub.value === 'maintenance') gitMaintenance(after, base, out);
   // `--git-dir=D` for any subcommand: git runs D's config and hooks. Otherwise the repository git

@@ -55,6 +55,25 @@ export function changesGitConfig(sub: string, args: readonly Word[]): boolean {
 }
 
 /**
+ * True when the command's only write of the config is a new branch's tracking that git sets up from
+ * `branch.autoSetupMerge` alone (round 31): `git branch NAME`, `git checkout -b NAME`, `git switch -c
+ * NAME` start from HEAD, never a remote-tracking branch, so with the setting unset (its default,
+ * `true`, tracks only such a start) or `false`/`simple` nothing is written; `always` and `inherit`
+ * write `branch.NAME.*` (git-branch(1), git-config(1) branch.autoSetupMerge). subjects/inspect.ts
+ * reads whether any config file git reads sets it (or includes another) when the call is decided.
+ */
+export function tracksBySettingOnly(sub: string, args: readonly Word[]): boolean {
+  if (sub === 'branch') {
+    const scan = scanOptions(args, 0, { short: 'u', long: ['set-upstream-to', 'contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'format', 'sort', 'color', 'column', 'abbrev'] });
+    return scan.options.every((option) => /^(?:-f|--force|-q|--quiet|-v|--verbose|--create-reflog|--recurse-submodules)$/.test(option.name)) && scan.operands.length === 1 && args.every((word) => word.isStatic);
+  }
+  if (sub !== 'checkout' && sub !== 'switch') return false;
+  const scan = scanOptions(args, 0, { short: sub === 'checkout' ? 'bB' : 'cC', long: ['create', 'force-create', 'orphan', 'conflict', 'pathspec-from-file'] });
+  const creates = scan.options.filter((option) => ['-b', '-B', '-c', '-C', '--create', '--force-create'].includes(option.name));
+  return creates.length === 1 && creates[0]!.value?.isStatic === true && scan.operands.length === 0 && scan.options.every((option) => creates.includes(option) || /^(?:-f|--force|-q|--quiet|--no-guess|--guess)$/.test(option.name)) && args.every((word) => word.isStatic);
+}
+
+/**
  * The branch `git checkout NAME` / `git switch NAME` may guess (git-checkout(1) `--guess`, the
  * default, and `checkout.guess`): when NAME names no commit and exactly one remote has a
  * remote-tracking branch NAME, git makes the local branch NAME tracking it, writing

@@ -25,6 +25,10 @@ import { emacsRunsCode } from './emacs.js';
 import { secretStore, SECRET_STORE_PROGRAMS } from './secret-stores.js';
 import { containerMounts } from './container-mounts.js';
 import { awsCredentialProcess, kubectlCredentialCommand } from './credential-commands.js';
+import { latexmkRunsCode, TEX_ENGINES, texRunsCode } from './tex.js';
+import { pandocRunsCode } from './pandoc.js';
+import { hgRunsCode, svnRunsCode } from './vcs.js';
+import { BUNDLERS, bundlerRunsCode, terraformRunsCode } from './bundlers.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -149,7 +153,40 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     segment.paths.push(...gitLocations(args, cwd), ...gitWrites(args, cwd), ...fileVariables(args, cwd), ...buildWrites(args, cwd));
   }
 
+  // Programs whose options run commands or load code (round 31: pandoc.ts, tex.ts, vcs.ts, bundlers.ts).
+  if (TEX_ENGINES.has(name)) {
+    if (texRunsCode(args, cwd, segment.paths)) reasons.push('interpreter');
+    return;
+  }
+  if (BUNDLERS.has(name)) {
+    if (bundlerRunsCode(name, args, cwd, segment.paths)) reasons.push('interpreter');
+    return;
+  }
+
   switch (name) {
+    case 'latexmk':
+      if (latexmkRunsCode(args, cwd, segment.paths, nested)) reasons.push('interpreter');
+      return;
+    case 'pandoc':
+      if (pandocRunsCode(args, cwd, segment.paths, nested)) reasons.push('interpreter');
+      return;
+    case 'hg':
+    case 'chg':
+      if (hgRunsCode(args, cwd, segment.paths, nested)) reasons.push('interpreter');
+      return;
+    case 'svn':
+      if (svnRunsCode(args, cwd, segment.paths, nested)) reasons.push('interpreter');
+      return;
+    case 'terraform':
+    case 'tofu':
+      if (terraformRunsCode(args, cwd, segment.paths)) reasons.push('interpreter');
+      return;
+    case 'lldb':
+      // lldb runs the commands of -o/-O/-k, of -s/-S/-K files and, with stdin not a terminal, of
+      // stdin (lldb 14 ran `platform shell` from each); `platform shell CMD` and `shell CMD` run CMD.
+      if (!(args.length === 1 && args[0]!.isStatic && /^(--?version|--?help|-h|-v|-P|--python-path)$/.test(args[0]!.value))) reasons.push('interpreter');
+      for (const text of optionTexts(args, /^(-o|--one-line|-O|--one-line-before-file|-k|--one-line-on-crash)$/)) embeddedCommand(text, /^\s*(?:platform\s+shell|shell)\s+(?:(?:-[hs]\s+\S+|-t\s+\d+|-h)\s+)*(?:--\s+)?/, cwd, built);
+      return;
     case 'alias': {
       // Security: dash expands aliases in scripts; `alias ls='rm -rf /'` makes a later `ls` run rm.
       for (const word of args) {
@@ -184,7 +221,11 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       // gdb runs the commands of -ex/-x/--command and, with stdin not a terminal, of stdin; `shell CMD`
       // and `!CMD` run CMD (gdb manual, "Shell Commands"). Only --version/--help run nothing.
       if (!(args.length === 1 && args[0]!.isStatic && /^--?(version|help|v)$/.test(args[0]!.value))) reasons.push('interpreter');
-      for (const text of optionTexts(args, /^--?(ex|eval-command|iex|init-eval-command)$/)) embeddedCommand(text, /^\s*(shell\s|!)/, cwd, built);
+      // `pipe GDBCMD | CMD` and `| GDBCMD | CMD` run CMD too (gdb manual, "Shell Commands").
+      for (const text of optionTexts(args, /^--?(ex|eval-command|iex|init-eval-command)$/)) {
+        embeddedCommand(text, /^\s*(shell\s|!)/, cwd, built);
+        embeddedCommand(text, /^\s*(?:pipe\s+(?:-d\s+\S+\s+)?|\|)[^|]*\|/, cwd, built);
+      }
       return;
     case 'at':
     case 'batch':

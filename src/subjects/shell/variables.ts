@@ -601,6 +601,19 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
   { names: 'UV_[A-Z0-9_]+', programs: ['uv', 'uvx'] },
   { names: 'PSQLRC', programs: ['psql'] },
   { names: 'GNUPGHOME', programs: ['gpg', 'gpg2', 'gpgv', 'gpg-agent', 'gpgconf'] },
+  /*
+   * Round 31 (review30r's leftovers): kpathsea reads any texmf.cnf value from the environment first
+   * (`shell_escape=t pdflatex x.tex` lets `\write18` run commands, as `-shell-escape` does;
+   * `openout_any=a` lets it write anywhere; `TEXMFCNF` names another texmf.cnf); Mercurial's
+   * `HGRCPATH` (the config files read: hooks, extensions), `HGEDITOR`, `HGMERGE`; Subversion's
+   * `SVN_EDITOR`, `SVN_SSH`; terraform's `TF_CLI_CONFIG_FILE` (provider_installation dev_overrides
+   * name provider programs), `TF_CLI_ARGS`/`TF_CLI_ARGS_<cmd>` (options given before its own),
+   * `TF_DATA_DIR` and `TF_PLUGIN_CACHE_DIR` (the providers it runs). From their manuals.
+   */
+  { names: 'shell_escape|shell_escape_commands|openout_any|openin_any|TEXMFCNF', programs: ['tex', 'etex', 'pdftex', 'xetex', 'luatex', 'luahbtex', 'latex', 'pdflatex', 'xelatex', 'lualatex', 'dvilualatex', 'latexmk', 'pandoc', 'context'] },
+  { names: 'HGRCPATH|HGEDITOR|HGMERGE', programs: ['hg', 'chg'] },
+  { names: 'SVN_EDITOR|SVN_SSH', programs: ['svn'] },
+  { names: 'TF_CLI_CONFIG_FILE|TF_CLI_ARGS(_\\w+)?|TF_DATA_DIR|TF_PLUGIN_CACHE_DIR', programs: ['terraform', 'tofu'] },
 ];
 const SETTING_NAMES = SETTING_VARIABLES.map((row) => row.names).join('|');
 const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
