@@ -123,7 +123,7 @@ describe('G3 a branch git guesses or sets up tracking for writes the repository\
     'cd linked && git switch feat',
     'cd linked && git checkout feat --',
     'cd linked && git checkout --guess feat',
-    'cd repo && git branch x',
+    'cd repo && git branch x origin/feat',
     'cd repo && git -c branch.autoSetupMerge=always branch x',
     'cd repo && GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=branch.autoSetupMerge GIT_CONFIG_VALUE_0=inherit git branch x',
   ];
@@ -140,6 +140,8 @@ describe('G3 a branch git guesses or sets up tracking for writes the repository\
     'cd linked && git -c checkout.guess=false switch feat',
     'cd linked && git switch --detach feat',
     'cd repo && git branch --no-track x',
+    // Round 31 (rules31 C1): from HEAD, with no config file setting branch.autoSetupMerge, no write.
+    'cd repo && git branch x',
     'cd repo && git branch',
     'cd repo && git branch -a',
   ];
@@ -161,7 +163,7 @@ describe('G3 a branch git guesses or sets up tracking for writes the repository\
   test.each(MODES)('%s: an Edit deny rule on the config meets them (they were allowed)', (mode) => {
     if (!made) return;
     expectVerdict('deny', WRITES, mode, DENY);
-    expectVerdict('ask', ['cd linked && git checkout feat', 'cd repo && git branch x'], mode, { ...GIT, ask: ['Edit(repo/.git/config)'] });
+    expectVerdict('ask', ['cd linked && git checkout feat', 'cd repo && git branch x origin/feat'], mode, { ...GIT, ask: ['Edit(repo/.git/config)'] });
   });
   test.each(MODES)('%s: what guesses nothing stays as it was; without such a rule the command\'s own rule decides (plan mode included)', (mode) => {
     if (!made) return;

@@ -249,7 +249,7 @@ describe('cost: git branch NAME writes the config only when branch.autoSetupMerg
     const always = repo('always-repo', '[branch]\n\tautoSetupMerge = always\n');
     const include = repo('include-repo', '[include]\n\tpath = ../x.conf\n');
     const plain = repo('plain-repo');
-    expectVerdict('deny', [`cd ${always} && git branch x`, `cd ${always} && git checkout -b x`, `cd ${include} && git branch x`, `cd ${plain} && git branch x origin/main`, `cd ${plain} && git -c branch.autoSetupMerge=always branch x`, `cd ${plain} && git branch --track x`], mode, RULES);
+    expectVerdict('deny', [`cd ${always} && git branch x`, `cd ${always} && git checkout -b x`, `cd ${include} && git branch x`, `cd ${plain} && git branch x origin/main`, `cd ${plain} && git -c branch.autoSetupMerge=always branch x`, `cd ${plain} && git branch --track x`, `cd ${plain} && GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=branch.autoSetupMerge GIT_CONFIG_VALUE_0=always git branch x`, `cd ${plain} && export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=branch.autoSetupMerge GIT_CONFIG_VALUE_0=always && git branch x`], mode, RULES);
   });
   test('premise: git branch x writes branch.x.* only with autoSetupMerge=always (git)', (context) => {
     if (!runs('git', ['--version'])) return context.skip('needs git');

@@ -76,6 +76,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   const cwd = segment.cwd;
   const facts = fileFacts(name, args, cwd);
   if (facts) {
+    // An assignment before git may set branch.autoSetupMerge (GIT_CONFIG_COUNT…): a new branch stays a config write (round 31).
+    if (input.assignments.length > 0) for (const path of facts.paths) delete path.autoSetupMerge;
     segment.paths.push(...facts.paths);
     nested.push(...facts.nested);
     reasons.push(...facts.reasons);

@@ -280,6 +280,10 @@ class Analysis {
     // (Looked for only in a text that holds the word: matchAll clones the expression for every text.)
     if (text.includes('coproc') && [...text.matchAll(/\bcoproc\s+([A-Za-z_][A-Za-z0-9_]*)/g)].some((m) => changesLaterCommands(m[1]!))) this.reason('environment');
     if (this.evaluates && (this.staticValues.some(namesShellVariable) || namesShellVariable(text.replace(/['"\\]/g, '')) || RUNTIME_NAME.test(text))) this.reason('environment');
+
+    // A variable this text sets may be a GIT_CONFIG_* one naming branch.autoSetupMerge: a new branch's config write is not dropped (round 31).
+    const { exported, assigned, exportedNames, allexport } = this.shellExports;
+    if (exported.length > 0 || assigned.length > 0 || exportedNames.size > 0 || allexport) for (const segment of this.info.segments) for (const path of segment.paths) delete path.autoSetupMerge;
   }
 
   /**
