@@ -44,13 +44,31 @@ const SHELL_READING = new Set(['-s', '--norc', '--noprofile', '--posix']);
  */
 const STATE_BUILTINS = new Set(['cd', 'pushd', 'popd', 'export', 'alias', 'unalias', 'source', '.', 'set', 'unset', 'declare', 'typeset', 'local', 'readonly', 'eval', 'exec', 'shopt', 'trap', 'umask', 'hash', 'enable', 'builtin', 'command', 'read', 'printf', 'mapfile', 'readarray', 'getopts', 'let', 'wait', 'ulimit', 'bind', 'complete', 'compgen', 'history', 'fc', 'jobs', 'fg', 'bg', 'disown', 'coproc']);
 
+/**
+ * A server as the book keys it: its Supervisor (a replaced server is a new object with no processes),
+ * and which of its connections is current (Supervisor.connection): a server restarted under the same
+ * entry (it crashed) is a new process whose pids are not those noted, and one the system gives again
+ * was read as the old process was (round 31 review, P31-4).
+ */
+interface BookServer {
+  readonly connection: number;
+}
+
 export class ProcessBook {
-  /** Per server (its Supervisor: a replaced server is a new object with no processes). */
-  private readonly servers = new WeakMap<object, Map<number, Started>>();
+  /** Per server, the processes noted on its current connection. */
+  private readonly servers = new WeakMap<BookServer, { connection: number; started: Map<number, Started> }>();
+
+  /** The processes noted on the server's current connection; none (forgotten) once it has another. */
+  private startedOn(server: BookServer): Map<number, Started> | undefined {
+    const noted = this.servers.get(server);
+    if (noted === undefined || noted.connection === server.connection) return noted?.started;
+    this.servers.delete(server);
+    return undefined;
+  }
 
   /** The server's processes as `session` sees them. */
-  view(server: object, session: Owner): ProcessView {
-    const started = this.servers.get(server);
+  view(server: BookServer, session: Owner): ProcessView {
+    const started = this.startedOn(server);
     return {
       team: session.user !== undefined,
       find: (pid) => {
@@ -67,9 +85,9 @@ export class ProcessBook {
    * longer idle reading lines (a line of the same batch, decided before, was sent first and is still
    * running or changed it); the call is then refused. Else the shell is busy until the answer.
    */
-  sending(server: object, args: Record<string, unknown>, asShell: boolean): boolean {
+  sending(server: BookServer, args: Record<string, unknown>, asShell: boolean): boolean {
     const pid = args['pid'];
-    const entry = typeof pid === 'number' ? this.servers.get(server)?.get(pid) : undefined;
+    const entry = typeof pid === 'number' ? this.startedOn(server)?.get(pid) : undefined;
     if (!entry || entry.reads !== null) return !asShell;
     if (entry.busy) return false;
     entry.busy = true;
@@ -80,12 +98,12 @@ export class ProcessBook {
    * After a forwarded call's answer (null: it failed): a started process is noted, a shell typed into
    * may stop being one that reads lines as the model does, an ended one is dropped.
    */
-  answered(server: object, session: Owner, use: ProcessUse, args: Record<string, unknown>, facts: CallFacts | null, result: CallToolResult | null): void {
-    let started = this.servers.get(server);
+  answered(server: BookServer, session: Owner, use: ProcessUse, args: Record<string, unknown>, facts: CallFacts | null, result: CallToolResult | null): void {
+    let started = this.startedOn(server);
     if (use === 'starts') {
       const pid = result === null || result.isError ? null : pidIn(result);
       if (pid === null) return;
-      if (!started) this.servers.set(server, (started = new Map()));
+      if (!started) this.servers.set(server, { connection: server.connection, started: (started = new Map()) });
       started.delete(pid);
       started.set(pid, { session: session.id, user: session.user, reads: startedReader(facts), busy: false });
       if (started.size > MAX_PROCESSES) started.delete(started.keys().next().value as number);

@@ -4,7 +4,7 @@ import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { tokenHash } from '../../src/team/identity.js';
-import { ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { ROOT, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
 
 /**
@@ -99,6 +99,23 @@ test('interact_with_process: input to a process that is not a bash this session 
   const after = await call(h, 'interact_with_process', { pid: bash, input: 'cat secret/db.txt' });
   expect(after).toMatch(/^Denied by mcp-latch/);
   expect(after).not.toContain('hunter2');
+  expect(h.elicitations.length).toBe(asked + 1);
+}, 60_000);
+
+test('a server started again under the same entry (it crashed) keeps none of the processes noted before: input to one of their pids asks (round 31 review, P31-4)', async () => {
+  const { dir, proj, home } = project();
+  const answer = (params: ElicitRequest['params']) => ({ action: 'accept' as const, content: { decision: 'message' in params && params.message.includes('start_process') ? 'Allow once' : 'Deny' } });
+  const h = await startGateway(config(proj, home, '/bin/bash'), { dir, onElicit: answer });
+  open.push(h);
+  const bash = pidOf(await call(h, 'start_process', { command: 'bash' }));
+  expect(await call(h, 'interact_with_process', { pid: bash, input: 'echo hi' })).toBe('Output:\nhi\n');
+  // The shell's parent is the server: killed, it is started again (a new process, none of its pids noted).
+  const server = Number(readFileSync(`/proc/${bash}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  process.kill(server, 'SIGKILL');
+  await eventually(async () => expect(pidOf(await call(h, 'start_process', { command: 'bash' }))).toBeGreaterThan(0), 30_000);
+  // Before round 31 the old pid was still read as this session's bash: `echo hi` was decided as a bash command and forwarded.
+  const asked = h.elicitations.length;
+  expect(await call(h, 'interact_with_process', { pid: bash, input: 'echo hi' })).toMatch(/^Denied by mcp-latch/);
   expect(h.elicitations.length).toBe(asked + 1);
 }, 60_000);
 
