@@ -148,7 +148,7 @@ export class RuleSet {
 
   /** Where a path rule goes in the index: one place for each of its anchored globs. */
   private places(rule: PathRule, linked: boolean, real: Map<string, string | null>): Place[] {
-    const nocase = isCaseInsensitive(this.env.platform);
+    const nocase = foldsCase(this.env.platform, rule.list);
     const globs = ruleGlobs(rule, this.env);
     if (linked) {
       for (const glob of [...globs]) {
@@ -157,7 +157,7 @@ export class RuleSet {
       }
     }
     return globs.map((glob): Place => {
-      const matcher: PathMatcher = { rule, matchers: globMatchers(glob, nocase) };
+      const matcher: PathMatcher = { rule, matchers: globMatchers(glob, nocase, !nocase || rule.list !== 'allow') };
       // minimatch takes `x/..` out of a glob (`/w/proj/../secret/**` matches /w/secret/x), which the
       // index by literal prefix does not: such a glob is tried on every path.
       if (/(^|\/)\.\.(\/|$)/.test(glob)) return { where: 'scan', key: '', matcher };
@@ -177,7 +177,7 @@ export class RuleSet {
    */
   matchPath(list: RuleList, access: Access, path: string, withReads = true, removes = false, codeFiles = true): Rule | null {
     const paths = this.lists[list].path;
-    const nocase = isCaseInsensitive(this.env.platform);
+    const nocase = foldsCase(this.env.platform, list);
     const folded = fold(path, nocase);
     return matchIn(paths[access], path, folded, nocase, removes, codeFiles) ?? (list !== 'allow' && access === 'write' && withReads ? matchIn(paths.read, path, folded, nocase, removes, codeFiles) : null);
   }
@@ -391,6 +391,17 @@ function isCaseInsensitive(platform: NodeJS.Platform): boolean {
   return platform === 'darwin' || platform === 'win32';
 }
 
+/**
+ * Whether a list's path rules match in any case: every list on macOS and Windows, whose file
+ * systems are; deny and ask rules everywhere else too. A Linux file system may fold case where the
+ * gateway cannot see it (vfat, exfat, ntfs3 and SMB mounts, an ext4 directory with the casefold
+ * attribute `+F`): `Conf/Secret/db.txt` opens conf/secret/db.txt there, and realpath keeps the
+ * spelling given. Allow rules keep the case written (round 31 review F31-5; docs/rules.md#path-globs).
+ */
+function foldsCase(platform: NodeJS.Platform, list: RuleList): boolean {
+  return list !== 'allow' || isCaseInsensitive(platform);
+}
+
 function fold(text: string, nocase: boolean): string {
   return nocase ? text.toLowerCase() : text;
 }
@@ -522,11 +533,12 @@ function literalPrefix(glob: string): string {
   return prefix === '' ? '/' : prefix;
 }
 
-function globMatchers(glob: string, nocase: boolean): GlobMatcher[] {
-  return compiledGlobs.get(`${nocase ? 'i' : 's'}${glob}`, () => {
-    const matchers = [globMatcher(glob, nocase)];
+/** `fast`: a literal shape is matched by a string test (globMatcher), lower-cased with `nocase`. */
+function globMatchers(glob: string, nocase: boolean, fast: boolean): GlobMatcher[] {
+  return compiledGlobs.get(`${nocase ? 'i' : 's'}${fast ? 'f' : 'm'}${glob}`, () => {
+    const matchers = [globMatcher(glob, nocase, fast)];
     // `dir/**` also matches `dir` itself (deleting or moving the directory).
-    if (glob.endsWith('/**') && glob.length > 3) matchers.push(globMatcher(glob.slice(0, -3), nocase));
+    if (glob.endsWith('/**') && glob.length > 3) matchers.push(globMatcher(glob.slice(0, -3), nocase, fast));
     return Object.freeze(matchers) as GlobMatcher[];
   });
 }
@@ -544,15 +556,16 @@ const compiledGlobs = new BuildCache<string, GlobMatcher[]>(BUILD_CACHE_LIMIT);
 // takes `.` or `..`): a string test instead of minimatch's walk over the segments, 1–3 µs for each
 // path subject (docs/performance.md "Round 13: decision time"). A path minimatch would normalise
 // (`//`, `.`, `..`, a trailing `/`), a partial match and a case-insensitive platform go to minimatch.
-function globMatcher(glob: string, nocase: boolean): GlobMatcher {
+function globMatcher(glob: string, nocase: boolean, fast: boolean): GlobMatcher {
   const minimatch = new Minimatch(glob, { dot: true, nonegate: true, nocomment: true, noext: true, nocase, optimizationLevel: 2 });
-  const shape = nocase ? null : LITERAL_SHAPE.exec(glob);
+  const shape = fast ? LITERAL_SHAPE.exec(glob) : null;
   if (shape === null) return minimatch;
-  const [, dir, tree, name] = shape as unknown as [string, string, string | undefined, string | undefined];
+  // In any case (a deny or ask rule: foldsCase): both sides lower-cased, as minimatch compares a literal part with nocase.
+  const [, dir, tree, name] = (nocase ? shape.map((part) => part?.toLowerCase()) : shape) as unknown as [string, string, string | undefined, string | undefined];
   const below = `${dir}/`;
   const tail = name === undefined ? null : `/${name}`;
   const matches = tree === undefined ? (path: string) => path === dir : tail === null ? (path: string) => path.startsWith(below) : (path: string) => path.length >= dir.length + tail.length && path.startsWith(below) && path.endsWith(tail);
-  return { match: (path, partial = false) => (partial || !isPlainAbsolute(path) ? minimatch.match(path, partial) : matches(path)) };
+  return { match: (path, partial = false) => (partial || !isPlainAbsolute(path) ? minimatch.match(path, partial) : matches(nocase ? path.toLowerCase() : path)) };
 }
 
 // `/a/b`, `/a/b/**`, `/a/b/**/NAME`: components without glob or extglob characters or `\`, and no `.` or `..` one.

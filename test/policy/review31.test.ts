@@ -2,10 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { decideShell, MODES, runs } from '../helpers/policy.js';
+import { decideServerTool, decideShell, MODES, runs } from '../helpers/policy.js';
 import { tempDir } from '../helpers/gateway.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import type { DefaultMode } from '../../src/policy/types.js';
+import { RuleSet } from '../../src/policy/match.js';
+import { parseRule } from '../../src/policy/rule.js';
 
 /**
  * Round 31's review of file-path decisions (docs/threat-model.md "Round 31: the review of round 30
@@ -82,5 +84,28 @@ describe('F31-4 git checks out what it stores under new names (worktree add, che
     expect(readFileSync(join(place, 'pub/wt/conf/secret/db.txt'), 'utf8')).toBe('TOPSECRET\n');
     expect(spawnSync('git', ['checkout-index', '-a', '--prefix=pub/x/'], { cwd: place, timeout: 30_000 }).status).toBe(0);
     expect(readFileSync(join(place, 'pub/x/conf/secret/db.txt'), 'utf8')).toBe('TOPSECRET\n');
+  });
+});
+
+describe('F31-5 a file system that folds case (vfat, exfat, ntfs3, SMB, ext4 +F): deny and ask rules match in any case', () => {
+  const FS_TOOL = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem'] };
+  test.each(MODES)('%s', (mode) => {
+    for (const command of ['cat Conf/Secret/db.txt', 'cat CONF/secret/DB.TXT', 'cp conf/SECRET/db.txt pub/x', 'cat pub/.ENV']) {
+      const decision = decideShell(command, { mode, workspace: [w], cwd: w, allow: ['Bash(cat:*)', 'Bash(cp:*)'], deny: [...DENY, 'Read(**/.env)'] });
+      expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).toBe('deny');
+    }
+    const read = decideServerTool({ ...FS_TOOL, args: [...FS_TOOL.args, w] }, 'read_text_file', { path: join(w, 'Conf/Secret/db.txt') }, w, { mode, workspace: [w], deny: DENY });
+    expect(read.verdict, `${mode} read_text_file: ${read.reason}`).toBe('deny');
+    const asked = decideShell('cat PUB/a.txt', { mode, workspace: [w], cwd: w, allow: ['Bash(cat:*)'], ask: ['Read(./pub/**)'] });
+    expect(asked.verdict, `${mode} ask rule: ${asked.reason}`).not.toBe('allow');
+  });
+
+  test('allow rules keep the case written on Linux: Read(/w/pub/**) does not allow /w/PUB/a.txt', (context) => {
+    if (process.platform !== 'linux') return context.skip('Linux only: macOS and Windows fold case for every rule');
+    const env = { home: '/home/u', roots: ['/w'], platform: 'linux' as const };
+    const rules = new RuleSet([parseRule('Read(/w/pub/**)', 'allow'), parseRule('Read(/w/conf/**)', 'deny')], env);
+    expect(rules.matchPath('allow', 'read', '/w/PUB/a.txt')).toBeNull();
+    expect(rules.matchPath('allow', 'read', '/w/pub/a.txt')?.text).toBe('Read(/w/pub/**)');
+    expect(rules.matchPath('deny', 'read', '/w/CONF/x')?.text).toBe('Read(/w/conf/**)');
   });
 });
