@@ -56,7 +56,8 @@ export async function check(options: { config?: string | undefined; tool: string
       const supervisor = registry.get(server);
       if (supervisor?.state !== 'ready') throw usage(`could not start ${server} to classify ${toolName}: ${supervisor?.unavailableReason() ?? 'unknown server'}`);
       const found = supervisor.listing.tools.find((candidate) => candidate.name === toolName);
-      if (!found) throw usage(`${server} has no tool named ${JSON.stringify(toolName)} (it has: ${supervisor.listing.tools.map((t) => t.name).join(', ')})`);
+      // The server's names, and the one typed, escaped (a name with an ESC sequence reached the terminal; round 31 review S31-4).
+      if (!found) throw usage(`${server} has no tool named "${escapeText(toolName)}" (it has: ${supervisor.listing.tools.map((t) => escapeText(t.name)).join(', ')})`);
       return found;
     });
     toolClass = classifyTool({ identity, tool, ...(override ? { override } : {}) });
@@ -104,7 +105,8 @@ function printDecision(decision: Decision, toolClass: ToolClass, out: Output): v
   if (info) {
     out.line(`Command:  ${escapeText(info.raw)}`);
     info.segments.forEach((segment, index) => out.line(`  ${index + 1}. ${escapeText(segment.words.join(' '))}${segment.context !== 'top' ? ` (${segment.context})` : ''}`));
-    if (info.unanalyzable.length > 0) out.line(`  cannot be fully analysed: ${info.unanalyzable.join(', ')}`);
+    // A reason may quote the call or a process it names (`input to …, \`CMD\``): escaped as the rest (round 31 review S31-4).
+    if (info.unanalyzable.length > 0) out.line(`  cannot be fully analysed: ${info.unanalyzable.map(escapeText).join(', ')}`);
     if (info.signature) out.line(`  signature: ${escapeText(info.signature)}`);
   }
   out.line('Subjects:');

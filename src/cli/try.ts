@@ -10,6 +10,7 @@ import { errorMessage } from '../errors.js';
 import { isPlainObject } from '../values.js';
 import { VERSION } from '../version.js';
 import { createTerminal, type Terminal } from './terminal.js';
+import { escapeText } from '../latch/escape.js';
 
 /**
  * `mcp-latch try`: a terminal MCP client for people. It starts the gateway on a config, lists the
@@ -165,7 +166,9 @@ async function answerPrompt(params: ElicitRequest['params'], terminal: Terminal)
   const properties = params.requestedSchema.properties as Record<string, { type?: string; enum?: string[]; title?: string; description?: string; default?: unknown }>;
   const required = new Set(params.requestedSchema.required ?? []);
   for (const [key, property] of Object.entries(properties)) {
-    const title = property.title ?? key;
+    // The gateway escapes a form's titles it relays; escaped here too, since choose and question
+    // write their title as it is (round 31 review S31-4).
+    const title = escapeText(String(property.title ?? key));
     if (property.enum) {
       const index = await terminal.choose(title, property.enum);
       if (index === null) return { action: 'cancel' };
