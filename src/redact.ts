@@ -103,7 +103,7 @@ const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AI
  * passed over, long enough to hold one (`pin is 1` is 8) and holding a blank, which every one of
  * these forms has after its word (a path or a name has none, and is not read again). In TRIGGER
  * the words cost every text ~50 instructions a character (its alternatives are tried at each
- * position); here ~20, on a text with a blank only, the blank looked for with `includes` (~130
+ * position); here ~20, on a text with a blank only, the blank looked for with `includes` (~260
  * instructions a path, a regular expression's test ~500; docs/performance.md "Round 31: redaction's prose").
  */
 const PROSE_TRIGGER = /pass|secret|token|api[ \t]key|pin[ \t]|cryptsetup|kinit/i;
