@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { ghCommand, ghCommandPath, GIT_COMMANDS, GIT_LATER_COMMANDS, globalValueOptions, isScriptRunner, managerAlias, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { CLIS, ghCommand, ghCommandPath, GIT_COMMANDS, GIT_LATER_COMMANDS, globalValueOptions, isScriptRunner, managerAlias, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Segment } from './types.js';
 
 /**
@@ -382,6 +382,23 @@ const LONG_FLAG_ALIASES: Record<string, Record<string, string>> = {
 /** Programs whose short flags are case-insensitive aliases (`rm -R` = `rm -r`). */
 const FOLD_FLAG_CASE = new Set(['rm', 'cp', 'chmod', 'chown', 'chgrp']);
 
+/**
+ * CLIs that read their global options after the service and verb too, with the value as the next
+ * word: a deny or ask rule's words are read past them wherever they stand (round 31 review R31-5:
+ * `aws --region r secretsmanager get-secret-value` missed `Bash(aws secretsmanager *)`, `kubectl
+ * get -n prod secret db` `Bash(kubectl get secret *)`). From `aws help` (aws-cli 1.45 "GLOBAL
+ * OPTIONS"), `gcloud topic` (gcloud 528's global flags), az's global arguments, op's global flags;
+ * kubectl's are CLIS's (cobra takes them anywhere). Deny and ask rules only: reading a word as an
+ * option's value can only make them meet more.
+ */
+const OPTIONS_ANYWHERE: Readonly<Record<string, ReadonlySet<string>>> = {
+  aws: new Set(['--endpoint-url', '--output', '--query', '--profile', '--region', '--color', '--ca-bundle', '--cli-read-timeout', '--cli-connect-timeout', '--cli-binary-format']),
+  gcloud: new Set(['--account', '--billing-project', '--configuration', '--flags-file', '--flatten', '--format', '--project', '--verbosity', '--access-token-file', '--impersonate-service-account', '--trace-token']),
+  az: new Set(['-o', '--output', '--query', '--subscription']),
+  op: new Set(['--account', '--config', '--encoding', '--format', '--session']),
+  kubectl: new Set(CLIS.kubectl!.value),
+};
+
 interface ParsedWords {
   program: string;
   shortFlags: Set<string>;
@@ -392,6 +409,7 @@ interface ParsedWords {
 function parseWords(words: readonly string[], expandAliases: boolean): ParsedWords {
   const program = posix.basename(words[0] ?? '');
   const valueOptions = globalValueOptions(program);
+  const anywhere = Object.hasOwn(OPTIONS_ANYWHERE, program) ? OPTIONS_ANYWHERE[program] : undefined;
   const aliases = LONG_FLAG_ALIASES[program] ?? {};
   const foldCase = FOLD_FLAG_CASE.has(program);
   const shortFlags = new Set<string>();
@@ -409,7 +427,7 @@ function parseWords(words: readonly string[], expandAliases: boolean): ParsedWor
       continue;
     }
     // npm (nopt) reads its options wherever they stand: `npm run --cache D deploy` runs deploy (round 22).
-    if ((positionals.length === 0 || program === 'npm') && valueOptions.has(word)) {
+    if (((positionals.length === 0 || program === 'npm') && valueOptions.has(word)) || anywhere?.has(word)) {
       i++; // its value is not a positional
       continue;
     }

@@ -3560,7 +3560,7 @@ describe('6. attached option values and a CLI option values are candidates', () 
     'make -j4 test',
     'make -C . test',
     'npm run test',
-    'docker build -f src/a.ts .',
+    'docker build -f src/a.ts src', // a context holding no protected file: `.` holds the gateway's config (round 31 R31-6)
   ], extra);
 });
 

@@ -57,7 +57,7 @@ describe('stay allowed', () => {
     ['pnpm env list', { allow: ['Bash(pnpm:*)'], deny: ['Edit(~/.bashrc)'] }],
     ['bun run build', { allow: ['Bash(bun run:*)'], deny: ['Bash(rm *)'] }],
     ['bun run test', { allow: ['Bash(bun run:*)'], deny: ['Bash(rm *)'] }],
-    ['pnpm publish --dry-run', { allow: ['Bash(pnpm:*)'], deny: ['Bash(rm *)'] }],
+    ['cd app && pnpm publish --dry-run', { allow: ['Bash(pnpm:*)'], deny: ['Bash(rm *)'] }],
   ] as Array<[string, Rules]>)('default: %s', (command, rules) => {
     const decision = shell(command, 'default', rules);
     expect(decision.verdict, decision.reason).toBe('allow');

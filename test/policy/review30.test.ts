@@ -166,7 +166,7 @@ describe('stay allowed (default)', () => {
     ['gcloud compute instances list', CLIS],
     ['az group list', CLIS],
     ['docker ps', CLIS],
-    ['docker build -t x .', CLIS],
+    ['docker build -t x app', CLIS],
     ['pass', CLIS],
     ['pass ls', CLIS],
     ['docker run --rm -v ./src:/src alpine ls /src', DOCKER],

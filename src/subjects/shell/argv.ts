@@ -1,6 +1,7 @@
+import { RULE_CANDIDATE } from '../../policy/decide.js';
 import type { CommandPath, Segment } from '../../policy/types.js';
 import { gitEnvironmentTree, type FileFacts, type Nested } from './files.js';
-import { baseName, display, pathOf, staticWord, type Word } from './options.js';
+import { baseName, display, pathOf, pushPath, staticWord, type Word } from './options.js';
 import { COMMAND_ALIASES, managerAlias } from '../../programs.js';
 import { pnpmCommandAt } from './runners.js';
 import { describeProgram, innerCommand, startsOthers, type Built, type SegmentInput } from './program.js';
@@ -62,6 +63,11 @@ export function buildSegment(input: SegmentInput): Built {
   const program = nameable ? programWord.value : null;
   const name = program === null ? null : baseName(program);
   if (programWord !== undefined && !nameable) reasons.push('dynamic-name');
+  // A program named by path (`./x.sh`, `/tmp/evil/bin/git`, `~/bin/tool`) is a read of that file's
+  // code, as a shell's script is (`sh /tmp/x.sh`): deny and ask rules on it meet the command (round
+  // 31 review R31-3); nothing else changes (the command is not the program a rule names by its
+  // name, so no allow rule met it before). A bare name is found on PATH (`PATH=D`: variables.ts).
+  if (program !== null && program.includes('/')) pushPath(paths, pathOf(programWord!, 'read', cwd, RULE_CANDIDATE));
   if (name !== null && movesConfig(name, assigned, startsOthers)) reasons.push('interpreter');
   // Before make or a package manager too (their recipes and scripts run cargo: `CARGO_TARGET_DIR=D
   // make` wrote D/debug, cargo 1.95; round 27), and set in this shell for what follows (`…; export

@@ -29,6 +29,17 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
 const GIT_CODE_KEYS = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree|alternaterefscommand)|gpg\.ssh\.defaultkeycommand|guitool\..+\.cmd|instaweb\.(browser|httpd)|help\.browser|imap\.tunnel|trailer\..+\.(command|cmd)|init\.templatedir|safe\.directory|diff\.external|diff\..+\.(command|textconv)|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|pager\..+|alias\..+|sequence\.editor|credential\.(.+\.)?helper|gpg\.(.+\.)?program|uploadpack\.packobjectshook|(man|browser)\..+\.(cmd|path)|web\.browser|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..*allow|include\.path|includeif\..+\.path|submodule\..+\.update|sendemail\..+|ssh\.variant|tar\..+\.command|hook\..+\.command|lfs\.customtransfer\..+\.path|lfs\.extension\..+\.(clean|smudge))$/i;
 
 /**
+ * Round 31 (review R31-2): the keys that hand git's HTTP traffic, and the credential its helper adds
+ * (`git push` sent the Authorization header from ~/.git-credentials to a proxy on 127.0.0.1 with
+ * `-c http.sslVerify=false -c http.proxy=…`), to another party: `http.[<url>.]proxy` and
+ * `remote.<name>.proxy` (a proxy the model started), `http.[<url>.]curloptResolve`
+ * (`github.com:443:127.0.0.1`), and what git trusts, `http.[<url>.]sslVerify` (but `true`),
+ * `sslCAInfo`, `sslCAPath`, `proxySSLCAInfo` (git-config(1) "http.*"). `interpreter`, no command:
+ * asks under any allow rule, and `git config` setting one plants it (the built-in ask).
+ */
+const GIT_TRAFFIC_KEYS = /^(http\.(.+\.)?(sslverify|proxy|curloptresolve|sslcainfo|sslcapath|proxysslcainfo)|remote\..+\.proxy)$/i;
+
+/**
  * git-config(1) keys whose value is a file git reads or writes (round 11, git 2.39, bash 5.2: `git
  * -c commit.template=F commit --allow-empty-message` made F's content the message, `-c
  * format.outputDirectory=D format-patch` wrote into D, `-c http.cookieFile=F -c http.saveCookies=1`
@@ -82,6 +93,7 @@ export function gitSetting(key: string | null, value: Word | null, cwd: string |
     if (local) pushPath(out.paths!, repositoryRead(local, cwd));
     return;
   }
+  if (key !== null && GIT_TRAFFIC_KEYS.test(key) && !(/sslverify$/i.test(key) && value?.isStatic && /^(true|yes|on|1)$/i.test(value.value))) out.reasons.push('interpreter');
   const file = key === null ? undefined : GIT_PATH_KEYS.find(([pattern]) => pattern.test(key));
   if (file) return settingFile(key!, value, file[1], cwd, out);
   if (key !== null && !GIT_CODE_KEYS.test(key)) return;

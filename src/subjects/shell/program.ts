@@ -29,6 +29,9 @@ import { latexmkRunsCode, TEX_ENGINES, texRunsCode } from './tex.js';
 import { pandocRunsCode } from './pandoc.js';
 import { hgRunsCode, svnRunsCode } from './vcs.js';
 import { BUNDLERS, bundlerRunsCode, terraformRunsCode } from './bundlers.js';
+import { localPackagePaths, LOCAL_PACKAGE_PROGRAMS } from './local-packages.js';
+import { changesTrust, TRUST_PROGRAMS } from './network-trust.js';
+import { packedTrees, PACKING_PROGRAMS } from './packed-trees.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -87,6 +90,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   if (name === 'node' || name === 'nodejs' || name === 'deno') segment.paths.push(...testPaths(name, args, cwd));
   // A CLI's commands that take local files as operands (`gh gist create .env`, `docker cp`, `pip install ./pkg`; round 28 review R28-4).
   segment.paths.push(...cliOperandPaths(name, args, cwd));
+  // A package spec naming a local place (`npm install file:/x`, `pip install 'x @ file:///x'`): its code read (round 31 review R31-1).
+  if (LOCAL_PACKAGE_PROGRAMS.has(name)) for (const path of localPackagePaths(name, args, cwd)) if (!segment.paths.some((known) => known.path === path.path && known.via === path.via)) segment.paths.push(path);
   // A container's bind mounts and host options: every file below the source, or below `/` (round 30 review R30-5).
   segment.paths.push(...containerMounts(name, args, cwd));
   // A CLI printing the secret it keeps (`aws configure get`, `gcloud auth print-access-token`, `pass show`; round 30 review R30-4).
@@ -94,6 +99,10 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   // A command planted for every later call to fetch a credential (kubectl's exec plugin, aws's credential_process; R30-6).
   if (name === 'kubectl') kubectlCredentialCommand(args, cwd, segment.paths, nested, reasons);
   if (name === 'aws') awsCredentialProcess(args, cwd, nested, reasons);
+  // Every file below a directory packed or sent (`npm publish`, `docker build ~`, `aws s3 sync . s3://b`; R31-6).
+  if (PACKING_PROGRAMS.has(name)) segment.paths.push(...packedTrees(name, args, cwd));
+  // A proxy or a TLS trust the command picks: its requests and their token go to another party (R31-2).
+  if (TRUST_PROGRAMS.has(name) && changesTrust(name, args)) reasons.push('interpreter');
   // Deny rules for every program: what an unknown program (or an interpreter's script) may read,
   // and each of an unknown program's words as a command it may run (`parallel rm ::: x`).
   const unknown = facts === null && !isKnownProgram(name, segment);

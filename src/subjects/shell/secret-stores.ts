@@ -23,6 +23,20 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  *   `cp`, `init` write it; gopass's `show`/`cat`/a bare name its stores.
  * - secret-tool(1) `lookup`/`search --unlock` print from the keyring; macOS security(1)
  *   `find-generic-password -w|-g`, `find-internet-password -w|-g`, `dump-keychain -d` from the keychains.
+ *
+ * Round 31 (review R31-4): a credential minted from the stored one and printed is that credential,
+ * as `gcloud auth print-access-token` is: aws `sts get-session-token|get-federation-token|assume-role`,
+ * `ecr|ecr-public get-login-password|get-authorization-token`, `codeartifact get-authorization-token`,
+ * `eks get-token`, `rds generate-db-auth-token`, `sso get-role-credentials` (each signed with the key
+ * of ~/.aws/credentials or the SSO cache below ~/.aws/sso; the AWS CLI reference); vault's `print
+ * token`, `token lookup` (its own: the output's `id` is the token) and `token create` (vault's token
+ * helper keeps it in ~/.vault-token; `vault login` writes it); doppler's `configure` (`configure get
+ * token --plain` prints the CLI token of ~/.doppler/.doppler.yaml; `configure set|unset`, `login`
+ * write it); sops `-d`/`decrypt`/editing/`exec-env`/`exec-file` decrypt with the age key of
+ * ~/.config/sops/age/keys.txt (`SOPS_AGE_KEY_FILE`) or gpg's private keys. A secret fetched from a
+ * service (`aws secretsmanager get-secret-value`, `vault kv get`, `op read`, `kubectl get secret`)
+ * is not the store's: a deny rule on that command stops it (command-match.ts reads the CLIs' global
+ * options wherever they stand).
  */
 const unknown = (raw: string): Word => ({ value: `<${raw}>`, raw: `<${raw}>`, isStatic: false, ansi: false });
 
@@ -34,7 +48,20 @@ function store(paths: CommandPath[], files: string[], place: string, access: 're
   pushPath(paths, pathOf(unknown(place), access, cwd));
 }
 
-export const SECRET_STORE_PROGRAMS: ReadonlySet<string> = new Set(['aws', 'gcloud', 'az', 'docker', 'podman', 'pass', 'gopass', 'secret-tool', 'security']);
+export const SECRET_STORE_PROGRAMS: ReadonlySet<string> = new Set(['aws', 'gcloud', 'az', 'docker', 'podman', 'pass', 'gopass', 'secret-tool', 'security', 'vault', 'doppler', 'sops']);
+
+/** aws's commands that print a credential minted with the stored key (R31-4). */
+const AWS_MINTS: Readonly<Record<string, readonly string[]>> = {
+  sts: ['get-session-token', 'get-federation-token', 'assume-role'],
+  ecr: ['get-login-password', 'get-authorization-token'],
+  'ecr-public': ['get-login-password', 'get-authorization-token'],
+  codeartifact: ['get-authorization-token'],
+  eks: ['get-token'],
+  rds: ['generate-db-auth-token'],
+  sso: ['get-role-credentials'],
+};
+const AWS_STORE = ['~/.aws/credentials', '~/.aws/config'];
+const AWS_PLACE = 'the AWS credentials: AWS_SHARED_CREDENTIALS_FILE or ~/.aws/credentials';
 
 /** The store a secret-printing (or -saving) command reads (writes), into `paths`. */
 export function secretStore(name: string, args: readonly Word[], cwd: string | null, paths: CommandPath[]): void {
@@ -48,6 +75,8 @@ export function secretStore(name: string, args: readonly Word[], cwd: string | n
   switch (name) {
     case 'aws': {
       // Global options (`--profile P`, `--region R`) take a word: the command is `configure` wherever it stands.
+      // A minted credential: the service and its verb as consecutive operands (global options' values stand before them).
+      if (words.some((word, j) => word !== null && Object.hasOwn(AWS_MINTS, word) && at(j + 1, ...AWS_MINTS[word]!))) return store(paths, [...AWS_STORE, ...(words.includes('sso') ? ['~/.aws/sso/cache'] : [])], AWS_PLACE, 'read', cwd);
       const i = words.indexOf('configure');
       if (i === -1) return;
       const verb = words[i + 1];
@@ -86,6 +115,27 @@ export function secretStore(name: string, args: readonly Word[], cwd: string | n
       const write = command !== undefined && command !== null && writes.includes(command);
       // Reading decrypts with the private key (gpg's store, R29-5); writing encrypts to the public one.
       store(paths, write ? [storeDir] : [storeDir, '~/.gnupg/private-keys-v1.d'], place, write ? 'write' : 'read', cwd);
+      return;
+    }
+    case 'vault': {
+      const reads = (at(0, 'print') && at(1, 'token')) || (at(0, 'token') && at(1, 'lookup', 'create'));
+      const writes = at(0, 'login') || (at(0, 'token') && at(1, 'revoke'));
+      if (reads || writes) store(paths, ['~/.vault-token'], "vault's token helper: VAULT_TOKEN or ~/.vault-token", reads ? 'read' : 'write', cwd);
+      return;
+    }
+    case 'doppler': {
+      if (!at(0, 'configure', 'login', 'logout')) return;
+      const write = words[0] === 'login' || words[0] === 'logout' || at(1, 'set', 'unset', 'reset');
+      store(paths, ['~/.doppler/.doppler.yaml'], "doppler's configuration: DOPPLER_CONFIG_DIR or ~/.doppler", write && words[1] !== null ? 'write' : 'read', cwd);
+      return;
+    }
+    case 'sops': {
+      // sops(1): `-d`/`--decrypt`, `decrypt` (3.9), `exec-env`/`exec-file`, and a bare file (the editor
+      // gets the plaintext) decrypt; `-e`/`encrypt`, `--version`, `-h` do not (encryption takes public keys).
+      const options = args.filter((word) => word.isStatic && word.value.startsWith('-')).map((word) => word.value);
+      const encrypts = options.some((option) => /^(-e|--encrypt|-v|--version|-h|--help)$/.test(option)) || at(0, 'encrypt', 'updatekeys', 'keyservice', 'filestatus', 'help', 'publish') && words[0] !== null;
+      if (encrypts || words.length === 0) return;
+      store(paths, ['~/.config/sops/age/keys.txt', '~/.gnupg/private-keys-v1.d'], "sops's keys: SOPS_AGE_KEY_FILE, SOPS_AGE_KEY or gpg's", 'read', cwd);
       return;
     }
     case 'secret-tool':
