@@ -556,16 +556,28 @@ const compiledGlobs = new BuildCache<string, GlobMatcher[]>(BUILD_CACHE_LIMIT);
 // takes `.` or `..`): a string test instead of minimatch's walk over the segments, 1–3 µs for each
 // path subject (docs/performance.md "Round 13: decision time"). A path minimatch would normalise
 // (`//`, `.`, `..`, a trailing `/`), a partial match and a case-insensitive platform go to minimatch.
+//
+// Each Minimatch is made at its first match: made for every rule at load (regexes per part with
+// `nocase`, every deny and ask rule since round 31's F31-5), they brought a full collection into a
+// gateway's first calls (docs/performance.md, "End of round 31").
 function globMatcher(glob: string, nocase: boolean, fast: boolean): GlobMatcher {
-  const minimatch = new Minimatch(glob, { dot: true, nonegate: true, nocomment: true, noext: true, nocase, optimizationLevel: 2 });
   const shape = fast ? LITERAL_SHAPE.exec(glob) : null;
-  if (shape === null) return minimatch;
+  if (shape === null) {
+    let minimatch: Minimatch | undefined;
+    return { match: (path, partial = false) => (minimatch ??= minimatchOf(glob, nocase)).match(path, partial) };
+  }
   // In any case (a deny or ask rule: foldsCase): both sides lower-cased, as minimatch compares a literal part with nocase.
   const [, dir, tree, name] = (nocase ? shape.map((part) => part?.toLowerCase()) : shape) as unknown as [string, string, string | undefined, string | undefined];
   const below = `${dir}/`;
   const tail = name === undefined ? null : `/${name}`;
   const matches = tree === undefined ? (path: string) => path === dir : tail === null ? (path: string) => path.startsWith(below) : (path: string) => path.length >= dir.length + tail.length && path.startsWith(below) && path.endsWith(tail);
-  return { match: (path, partial = false) => (partial || !isPlainAbsolute(path) ? minimatch.match(path, partial) : matches(nocase ? path.toLowerCase() : path)) };
+  // minimatch only for what the string test does not answer, made then.
+  let minimatch: Minimatch | undefined;
+  return { match: (path, partial = false) => (partial || !isPlainAbsolute(path) ? (minimatch ??= minimatchOf(glob, nocase)).match(path, partial) : matches(nocase ? path.toLowerCase() : path)) };
+}
+
+function minimatchOf(glob: string, nocase: boolean): Minimatch {
+  return new Minimatch(glob, { dot: true, nonegate: true, nocomment: true, noext: true, nocase, optimizationLevel: 2 });
 }
 
 // `/a/b`, `/a/b/**`, `/a/b/**/NAME`: components without glob or extglob characters or `\`, and no `.` or `..` one.
