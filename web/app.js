@@ -68,10 +68,10 @@
     return node;
   }
 
-  /** Call-supplied text, escaped; escapes are marked so they stand out. */
-  function escaped(text, className) {
+  /** Escape runs as text nodes in one span; escapes are marked so they stand out. */
+  function runsNode(runs, className) {
     var node = el('span', className ? 'value ' + className : 'value');
-    esc.escapeRuns(text === null || text === undefined ? '' : text).forEach(function (run) {
+    runs.forEach(function (run) {
       if (run.escape) {
         var mark = el('span', 'esc', [run.text]);
         mark.title = 'escaped character';
@@ -83,22 +83,17 @@
     return node;
   }
 
+  /** Call-supplied text, escaped. */
+  function escaped(text, className) {
+    return runsNode(esc.escapeRuns(text === null || text === undefined ? '' : text), className);
+  }
+
   /**
    * A server's or a tool's name: escaped as escapeText does, and every character past ASCII as
    * \uXXXX too (escape.js escapeName): a look-alike name ("gіthub") read as the server it imitates.
    */
   function escapedName(text, className) {
-    var node = el('span', className ? 'value ' + className : 'value');
-    esc.escapeNameRuns(text === null || text === undefined ? '' : text).forEach(function (run) {
-      if (run.escape) {
-        var mark = el('span', 'esc', [run.text]);
-        mark.title = 'escaped character';
-        node.appendChild(mark);
-      } else {
-        node.appendChild(document.createTextNode(run.text));
-      }
-    });
-    return node;
+    return runsNode(esc.escapeNameRuns(text === null || text === undefined ? '' : text), className);
   }
 
   function escapedTruncated(text, max) {
