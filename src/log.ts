@@ -1,6 +1,6 @@
 import { write, writeSync } from 'node:fs';
 import pino, { stdSerializers, type Logger as PinoLogger, type LevelWithSilent } from 'pino';
-import { escapeJson } from './latch/escape.js';
+import { escapeJson, PAST_ASCII } from './latch/escape.js';
 import { redactLogRecord } from './redact.js';
 
 /** The logger every module receives; created once, here. */
@@ -24,9 +24,6 @@ export function createLogger(options: { level?: LevelWithSilent; destination?: N
     options.destination ?? new StderrSink(2),
   );
 }
-
-/** A character JSON (pino's too) leaves raw that may be one a terminal obeys: DEL and every one past ASCII. */
-const PAST_ASCII = /[\u007f-\uffff]/;
 
 /**
  * A log line as stderr's terminal shows it: pino escapes C0 controls, quotes and backslashes, and

@@ -92,6 +92,13 @@ function unicodeEscape(ch: string): string {
 }
 
 /**
+ * A character JSON.stringify (and pino) leave raw that escapeJson may escape: DEL and every one past
+ * ASCII. A JSON text without one, nearly every one, needs no escapeJson: one test (the audit file,
+ * the log on stderr).
+ */
+export const PAST_ASCII = /[\u007f-\uffff]/;
+
+/**
  * Escaping for JSON text (the arguments of a call as JSON.stringify wrote them): JSON has already
  * escaped quotes, backslashes and C0 controls, so only what JSON leaves raw is escaped, as `\uXXXX`
  * (a pair of them for a character past U+FFFF)

@@ -30,7 +30,7 @@ import { redactSecrets, redactText } from '../redact.js';
 import type { Digest } from '../policy/digest.js';
 import { jsonString, type ArgsJson } from '../values.js';
 import { encodeShared, sharedBytes } from '../text-bytes.js';
-import { escapeJson } from '../latch/escape.js';
+import { escapeJson, PAST_ASCII } from '../latch/escape.js';
 
 /** One decided call, as the audit receives it. */
 export interface AuditRecord {
@@ -313,9 +313,6 @@ class RecordText {
     return `,"argsDigest":"${entry.argsDigest as Digest | ''}"${argsText === undefined ? field('args', entry.args) : `,"args":${shownInFile(argsText)}`}${field('waitMs', entry.waitMs)}${field('note', entry.note)}${entry.editedFrom === undefined ? '' : `,"editedFrom":"${entry.editedFrom}"`}`;
   }
 }
-
-/** A character JSON leaves raw that may be one a terminal obeys: DEL and every one past ASCII (as log.ts). */
-const PAST_ASCII = /[\u007f-\uffff]/;
 
 /**
  * A record's JSON as `tail -f` and `less` show the file: what JSON.stringify leaves raw and a
