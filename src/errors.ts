@@ -52,6 +52,21 @@ export class LatchError extends Error {
   }
 }
 
+/**
+ * An add that would pass a bound of what is kept (a member's remembered rules, a session's grants:
+ * docs/team.md): nothing was added. `kept` is how many there are. Checked in the same atomic step
+ * as the write, so adds made at once cannot pass it together (round 32).
+ */
+export class BoundReached extends LatchError {
+  constructor(
+    readonly kept: number,
+    message: string,
+  ) {
+    super('STORE_WRITE_FAILED', message);
+    this.name = 'BoundReached';
+  }
+}
+
 /** Bad command-line or API usage, with the fix in the message. */
 /**
  * A JSON-RPC error for the client, its message as written. The SDK's McpError puts "MCP error

@@ -3,7 +3,7 @@ import type { FormattingOptions } from 'jsonc-parser';
 import { writeFileAtomic } from '../clients/backup.js';
 import { withFileLock } from './file-lock.js';
 import { readJson, valueRange } from '../config/json.js';
-import { LatchError, type ConfigIssue } from '../errors.js';
+import { BoundReached, LatchError, type ConfigIssue } from '../errors.js';
 import type { RuleList } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
 
@@ -55,9 +55,13 @@ export class RulesFile {
     private readonly known?: KnownValid,
   ) {}
 
-  /** Adds rules to `permissions.<list>`, or with `user` to that user's overlay `users.<user>.permissions.<list>`. */
-  add(list: RuleList, rules: string[], user?: string): Promise<RulesWrite> {
-    return this.queued((real) => this.write(real, keyPath(list, user), rules, 'add'));
+  /**
+   * Adds rules to `permissions.<list>`, or with `user` to that user's overlay `users.<user>.permissions.<list>`.
+   * With `most`, a BoundReached rejection, nothing written, when the list would hold more: counted on
+   * the text being edited, under the queue and the file's lock, so adds made at once cannot pass it together.
+   */
+  add(list: RuleList, rules: string[], user?: string, most?: number): Promise<RulesWrite> {
+    return this.queued((real) => this.write(real, keyPath(list, user), rules, 'add', most));
   }
 
   /** Removes one rule from the same list; `added` holds it when it was there. */
@@ -90,11 +94,11 @@ export class RulesFile {
     return run;
   }
 
-  private async write(real: string, path: string[], rules: string[], edit: 'add' | 'remove'): Promise<RulesWrite> {
+  private async write(real: string, path: string[], rules: string[], edit: 'add' | 'remove', most?: number): Promise<RulesWrite> {
     let editor: typeof import('jsonc-parser') | null = null;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const text = this.read(real);
-      const made = this.edited(editor, text, path, rules, edit);
+      const made = this.edited(editor, text, path, rules, edit, most);
       if (made === null) {
         // An edit appendToList does not make: jsonc-parser's (read with the first such edit).
         editor = await (jsonc ??= import('jsonc-parser'));
@@ -124,7 +128,7 @@ export class RulesFile {
   }
 
   /** The text with the missing rules appended to the list at `path` (or the rule removed), checked as a whole config (or, from text known valid, by what changed: KnownValid). */
-  private edited(editor: typeof import('jsonc-parser') | null, text: string, path: string[], rules: string[], edit: 'add' | 'remove'): { added: string[]; next: string } | null {
+  private edited(editor: typeof import('jsonc-parser') | null, text: string, path: string[], rules: string[], edit: 'add' | 'remove', most?: number): { added: string[]; next: string } | null {
     const read = readJson(text);
     if (!read.ok) {
       const detail = read.issues.map((issue) => issue.message).join('; ');
@@ -144,6 +148,7 @@ export class RulesFile {
     const index = edit === 'remove' ? list.indexOf(rules[0]) : -1;
     const added = edit === 'add' ? [...new Set(rules)].filter((rule) => !list.includes(rule)) : index < 0 ? [] : [rules[0]!];
     if (added.length === 0) return { added, next: text };
+    if (most !== undefined && list.length + added.length > most) throw new BoundReached(list.length, `${path.join('.')} in ${this.path} holds ${list.length} rules; adding ${added.length} would pass ${most}`);
     let next = edit === 'add' && there ? appendToList(text, path, added) : null;
     if (next === null) {
       if (editor === null) return null;

@@ -1,3 +1,4 @@
+import { BoundReached } from '../errors.js';
 import { SettledIds } from '../latch/settled-ids.js';
 import type { ConfigInForce, DecideOutcome, Forgotten, InteractionAnswer, PendingCall, SessionGrant, TeamStore } from './store.js';
 
@@ -8,8 +9,8 @@ import type { ConfigInForce, DecideOutcome, Forgotten, InteractionAnswer, Pendin
  */
 export interface RememberedRulesBackend {
   list(user: string): string[];
-  /** The rules added, and the file's text as written (RulesWrite). */
-  add(user: string, rules: string[]): Promise<{ added: string[]; text: string }>;
+  /** The rules added, and the file's text as written (RulesWrite); a BoundReached rejection, nothing written, past `most` (counted in the same step as the write). */
+  add(user: string, rules: string[], most: number): Promise<{ added: string[]; text: string }>;
   /** `added` holds the rule when it was there and is removed. */
   remove(user: string, rule: string): Promise<{ added: string[]; text: string }>;
 }
@@ -84,9 +85,12 @@ export class MemoryTeamStore implements TeamStore {
     held.settle(answer);
   }
 
-  async addSessionGrant(user: string, session: string, grant: SessionGrant): Promise<void> {
+  async addSessionGrant(user: string, session: string, grant: SessionGrant, most: number): Promise<void> {
     const key = grantKey(user, session);
-    this.grants.set(key, [...(this.grants.get(key) ?? []), grant]);
+    const kept = this.grants.get(key) ?? [];
+    // Counted and added in one synchronous step (store.ts addSessionGrant).
+    if (kept.length >= most) throw new BoundReached(kept.length, `the session holds ${kept.length} grants, the most it may`);
+    this.grants.set(key, [...kept, grant]);
     this.grantsChanged(user, session);
   }
 
@@ -121,8 +125,8 @@ export class MemoryTeamStore implements TeamStore {
     return this.config ? this.config.rules(user) : this.rules.list(user);
   }
 
-  async remember(user: string, rules: string[]): Promise<string[]> {
-    const { added, text } = await this.rules.add(user, rules);
+  async remember(user: string, rules: string[], most: number): Promise<string[]> {
+    const { added, text } = await this.rules.add(user, rules, most);
     if (added.length > 0) await this.changed(user, text);
     return added;
   }

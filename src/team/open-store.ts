@@ -27,7 +27,7 @@ export async function openTeamStore(config: LoadedConfig, logger: Logger, env: N
   const file = new RulesFile(config.path, configIssues);
   return new MemoryTeamStore({
     list: (user) => file.list('allow', user),
-    add: (user, rules) => file.add('allow', rules, user),
+    add: (user, rules, most) => file.add('allow', rules, user, most),
     remove: (user, rule) => file.remove('allow', rule, user),
   });
 }

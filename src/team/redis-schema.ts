@@ -158,20 +158,43 @@ return out
 /**
  * KEYS: rules:<user>, rules:<user>:gen. ARGV: the generation as read ('' when absent), the
  * generation to set first ('' for none: only when the store lost the user's rules, the set then
- * empty), then score, rule pairs. Adds the rules (NX) only while the generation is still the one
- * they were signed for (a forget in between would leave them signed for the old one: they would not
- * hold). Returns 1 or 0 for each rule (added or there already), or -1 when the generation (or the
- * lost set) changed: read it again.
+ * empty), the most rules the user may keep, then score, rule pairs (distinct). Adds the rules (NX)
+ * only while the generation is still the one they were signed for (a forget in between would leave
+ * them signed for the old one: they would not hold). Returns 1 or 0 for each rule (added or there
+ * already), -1 when the generation (or the lost set) changed: read it again, or 'full <n>' (n the
+ * set's size) when the rules not there yet would take the set past the most, nothing added: the
+ * count and the write are one step, so answers given at once on any replicas cannot pass it
+ * together (round 32; until then each replica read the count first).
  */
 const REMEMBER = `
 if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
-if ARGV[2] ~= '' then
-  if redis.call('ZCARD', KEYS[1]) ~= 0 then return -1 end
-  redis.call('SET', KEYS[2], ARGV[2])
+local have = redis.call('ZCARD', KEYS[1])
+if ARGV[2] ~= '' and have ~= 0 then return -1 end
+local fresh = 0
+for i = 4, #ARGV, 2 do
+  if not redis.call('ZSCORE', KEYS[1], ARGV[i + 1]) then fresh = fresh + 1 end
 end
+if fresh > 0 and have + fresh > tonumber(ARGV[3]) then return 'full ' .. have end
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
 local added = {}
-for i = 3, #ARGV, 2 do added[#added + 1] = redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
+for i = 4, #ARGV, 2 do added[#added + 1] = redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
 return added
+`;
+
+/**
+ * KEYS: grants:<user>:<session>. ARGV: the grant as kept, how long the list lives (ms), the channel
+ * and message that tell the replicas, the most grants a session may keep. Appends the grant, renews
+ * the list's life and publishes, or returns the list's length when it holds the most already
+ * (nothing added); 'added' otherwise. One step: grants added at once cannot pass the most together
+ * (round 32; until then the length was read first).
+ */
+const ADD_GRANT = `
+local have = redis.call('LLEN', KEYS[1])
+if have >= tonumber(ARGV[5]) then return have end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 'added'
 `;
 
 /**
@@ -217,7 +240,8 @@ interface Scripts {
   latchDecide(call: string, pending: string, id: string, answer: string, replicaPrefix: string, channel: string, settledMs: number): Promise<string>;
   latchTake(call: string, pending: string, id: string, replica: string, withdraw: string, settledMs: number): Promise<string | null>;
   latchList(pending: string, callPrefix: string, replicaPrefix: string, user: string): Promise<string[]>;
-  latchRemember(rules: string, generation: string, ...args: Array<string | number>): Promise<number[] | number>;
+  latchRemember(rules: string, generation: string, ...args: Array<string | number>): Promise<number[] | number | string>;
+  latchAddGrant(grants: string, grant: string, idleMs: number, channel: string, message: string, most: number): Promise<number | string>;
   latchReplaceRules(rules: string, generation: string, ...args: Array<string | number>): Promise<number>;
 }
 
@@ -230,6 +254,7 @@ export function defineScripts(redis: RedisClient): Client {
   redis.defineCommand('latchTake', { numberOfKeys: 2, lua: TAKE });
   redis.defineCommand('latchList', { numberOfKeys: 1, lua: LIST });
   redis.defineCommand('latchRemember', { numberOfKeys: 2, lua: REMEMBER });
+  redis.defineCommand('latchAddGrant', { numberOfKeys: 1, lua: ADD_GRANT });
   redis.defineCommand('latchReplaceRules', { numberOfKeys: 2, lua: REPLACE_RULES });
   return redis as Client;
 }

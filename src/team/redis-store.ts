@@ -1,7 +1,7 @@
 import { randomBytes } from '../node-crypto.js';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
-import { errorMessage, LatchError } from '../errors.js';
+import { BoundReached, errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_FORGOTTEN, CHANNEL_GRANTS, CHANNEL_RULES, CHANNEL_RULES_APPLIED, defineScripts, GRANTS_IDLE_MS, grantsKey, heartbeatValue, HELLO_PREFIX, helloChannel, helloReplica, olderHeartbeat, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
 import { FORGET_CONFIRM_MS, type DecideOutcome, type Forgotten, type InteractionAnswer, type PendingCall, type SessionGrant, type TeamStore } from './store.js';
@@ -280,13 +280,12 @@ export class RedisTeamStore implements TeamStore {
 
   // ---- session grants ----
 
-  async addSessionGrant(user: string, session: string, grant: SessionGrant): Promise<void> {
+  async addSessionGrant(user: string, session: string, grant: SessionGrant, most: number): Promise<void> {
     const key = grantsKey(user, session);
     this.knownSessions.set(key, [user, session]);
-    const results = await this.redis.multi().rpush(key, this.sealed(['grant', user, session], JSON.stringify(grant))).pexpire(key, GRANTS_IDLE_MS).publish(CHANNEL_GRANTS, JSON.stringify([user, session])).exec();
-    // exec() reports a failed command in its results, not by rejecting: the grant is not kept then.
-    const failed = results?.find(([error]) => error)?.[0];
-    if (!results || failed) throw failed ?? new Error('the transaction was discarded');
+    // Counted and added in one step (redis-schema.ts ADD_GRANT): a grant that does not verify counts too.
+    const added = await this.redis.latchAddGrant(key, this.sealed(['grant', user, session], JSON.stringify(grant)), GRANTS_IDLE_MS, CHANNEL_GRANTS, JSON.stringify([user, session]), most);
+    if (typeof added === 'number') throw new BoundReached(added, `the session holds ${added} grants in the team store, the most it may`);
   }
 
   async sessionGrants(user: string, session: string): Promise<SessionGrant[]> {
@@ -347,7 +346,9 @@ export class RedisTeamStore implements TeamStore {
     return rules;
   }
 
-  async remember(user: string, rules: string[]): Promise<string[]> {
+  async remember(user: string, given: string[], most: number): Promise<string[]> {
+    // Distinct: the step counts the rules not there yet (redis-schema.ts REMEMBER).
+    const rules = [...new Set(given)];
     for (let attempt = 0; attempt < RULES_ATTEMPTS; attempt += 1) {
       const stored = await this.redis.get(rulesGenerationKey(user));
       const lost = await this.lostGeneration(user, stored);
@@ -356,7 +357,12 @@ export class RedisTeamStore implements TeamStore {
       // Scored in microseconds, so rules added together keep their order.
       const now = Date.now() * 1000;
       const next = lost === null ? '' : this.sealed(['rules-gen', user], String(lost));
-      const added = await this.redis.latchRemember(rulesKey(user), rulesGenerationKey(user), stored ?? '', next, ...rules.flatMap((rule, index) => [now + index, this.sealed(ruleWhere(user, generation), rule)]));
+      const added = await this.redis.latchRemember(rulesKey(user), rulesGenerationKey(user), stored ?? '', next, most, ...rules.flatMap((rule, index) => [now + index, this.sealed(ruleWhere(user, generation), rule)]));
+      // Security: bounded in the same step as the write; a member that does not verify counts too (round 32).
+      if (typeof added === 'string') {
+        const kept = Number(added.slice('full '.length));
+        throw new BoundReached(kept, `the team store holds ${kept} remembered rules of ${user}; adding ${rules.length} would pass ${most}`);
+      }
       // A forget on another replica bumped the generation between the read and the write.
       if (!Array.isArray(added)) continue;
       if (lost !== null) this.raiseGeneration(user, lost);

@@ -1,5 +1,5 @@
 import { MAX_SESSION_GRANTS } from '../config/limits.js';
-import { errorMessage, LatchError } from '../errors.js';
+import { BoundReached, errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Grants } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
@@ -47,10 +47,14 @@ export class StoredSessionGrants implements SessionGrantBook {
 
   private async add(grant: SessionGrant): Promise<void> {
     if (this.ending) throw new LatchError('CONNECTION_CLOSED', 'the session has ended');
-    // Security: bounded, as remembered rules are (MAX_SESSION_GRANTS; round 31 review, T31-7).
-    const kept = (await this.store.sessionGrants(this.owner.user, this.owner.session)).length;
-    if (kept >= MAX_SESSION_GRANTS) throw new LatchError('STORE_WRITE_FAILED', `this session keeps ${kept} "Allow for this session" grants, the most one may (MAX_SESSION_GRANTS); start a new session, or answer "Always allow"`);
-    await this.store.addSessionGrant(this.owner.user, this.owner.session, grant);
+    // Security: bounded, as remembered rules are (MAX_SESSION_GRANTS; round 31 review, T31-7), counted by the
+    // store in the step that adds (round 32: read first, grants answered at once passed it by as many).
+    try {
+      await this.store.addSessionGrant(this.owner.user, this.owner.session, grant, MAX_SESSION_GRANTS);
+    } catch (error) {
+      if (error instanceof BoundReached) throw new LatchError('STORE_WRITE_FAILED', `this session keeps ${error.kept} "Allow for this session" grants, the most one may (MAX_SESSION_GRANTS); start a new session, or answer "Always allow"`);
+      throw error;
+    }
     if (this.ending) throw new LatchError('CONNECTION_CLOSED', 'the session has ended');
     this.generation += 1;
   }

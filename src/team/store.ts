@@ -128,8 +128,12 @@ export interface TeamStore {
    */
   decide(id: string, answer: InteractionAnswer): Promise<DecideOutcome>;
 
-  /** Session grants, per user and MCP session; adding one and ending a session tell `onSessionGrantsChanged` listeners. */
-  addSessionGrant(user: string, session: string, grant: SessionGrant): Promise<void>;
+  /**
+   * Session grants, per user and MCP session; adding one and ending a session tell `onSessionGrantsChanged` listeners.
+   * Security: at most `most` per session, counted and written in one atomic step (a `BoundReached` rejection past it, errors.ts):
+   * until round 32 the count was read first, so grants added at once passed it by as many.
+   */
+  addSessionGrant(user: string, session: string, grant: SessionGrant, most: number): Promise<void>;
   sessionGrants(user: string, session: string): Promise<SessionGrant[]>;
   endSession(user: string, session: string): Promise<void>;
   /**
@@ -145,8 +149,13 @@ export interface TeamStore {
   hearsRuleChanges(): boolean;
   /** The rules a user remembered ("Always allow"), as rule texts in the config's syntax. */
   rememberedRules(user: string): Promise<string[]>;
-  /** Adds rules to a user's remembered allow list; returns those that were not there yet. */
-  remember(user: string, rules: string[]): Promise<string[]>;
+  /**
+   * Adds rules to a user's remembered allow list; returns those that were not there yet. Security:
+   * at most `most` rules per user, counted and written in one atomic step (a `BoundReached`
+   * rejection when those not there yet would pass it; nothing is added then): until round 32 the
+   * count was read first, so answers given at once, on one replica or several, passed it by as many.
+   */
+  remember(user: string, rules: string[], most: number): Promise<string[]>;
   /**
    * Removes one remembered rule; false when the user had no such rule. Resolves once the rule holds
    * in no replica that heard of it (each one's listeners have read the rules again), or once

@@ -1,6 +1,6 @@
 import type { GatewayCore } from '../gateway/core.js';
 import type { CallContext } from '../gateway/ports.js';
-import { errorMessage, LatchError } from '../errors.js';
+import { BoundReached, errorMessage, LatchError } from '../errors.js';
 import type { PolicyState } from '../policy/decide.js';
 import { parseRule } from '../policy/rule.js';
 import type { TeamStore } from './store.js';
@@ -107,13 +107,15 @@ export function userContext(core: GatewayCore, policies: UserPolicies, store: Te
     rememberAlways: async (rules) => {
       // Security: a member's remembered rules are bounded: each is in the config's text (or the store), written
       // and read again, for every member, at each change (round 31 review, T31-4: unbounded).
+      // The store counts in the step that writes (round 32: the count was read first, so answers given at once,
+      // on one replica or several, passed the bound by as many).
       const most = core.config().http.maxRememberedRulesPerUser;
-      const have = await store.rememberedRules(user);
-      const adding = rules.filter((rule) => !have.includes(rule)).length;
-      if (adding > 0 && have.length + adding > most) {
-        throw new LatchError('STORE_WRITE_FAILED', `user ${user} keeps ${have.length} remembered rules, and http.maxRememberedRulesPerUser allows ${most}: forget some (DELETE /api/rules), or raise http.maxRememberedRulesPerUser`);
+      try {
+        await store.remember(user, rules, most);
+      } catch (error) {
+        if (error instanceof BoundReached) throw new LatchError('STORE_WRITE_FAILED', `user ${user} keeps ${error.kept} remembered rules, and http.maxRememberedRulesPerUser allows ${most}: forget some (DELETE /api/rules), or raise http.maxRememberedRulesPerUser`);
+        throw error;
       }
-      await store.remember(user, rules);
       await policies.load(user);
     },
     // A definition this member accepted holds for them only: another member is still asked (docs/team.md, "Pins").

@@ -50,15 +50,15 @@ describe('MemoryTeamStore', () => {
 
   it('keeps session grants per user and session, and remembered rules per user with change events', async () => {
     const store = new MemoryTeamStore(rulesBackend());
-    await store.addSessionGrant('x', 's1', { rules: ['Edit(/a)'] });
+    await store.addSessionGrant('x', 's1', { rules: ['Edit(/a)'] }, 1000);
     expect(await store.sessionGrants('x', 's1')).toEqual([{ rules: ['Edit(/a)'] }]);
     expect(await store.sessionGrants('y', 's1')).toEqual([]);
     await store.endSession('x', 's1');
     expect(await store.sessionGrants('x', 's1')).toEqual([]);
     const changed: string[] = [];
     store.onRulesChanged((user) => void changed.push(user));
-    expect(await store.remember('x', ['Edit(/a)'])).toEqual(['Edit(/a)']);
-    expect(await store.remember('x', ['Edit(/a)'])).toEqual([]);
+    expect(await store.remember('x', ['Edit(/a)'], 500)).toEqual(['Edit(/a)']);
+    expect(await store.remember('x', ['Edit(/a)'], 500)).toEqual([]);
     expect(await store.rememberedRules('y')).toEqual([]);
     expect(await store.forget('x', 'Edit(/a)')).toEqual({ unconfirmed: 0 });
     expect(await store.forget('x', 'Edit(/a)')).toBe(false);

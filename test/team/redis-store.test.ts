@@ -166,8 +166,8 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
   test('session grants are per user and session, and every replica is told of a change', async () => {
     const told: string[] = [];
     const stop = b.onSessionGrantsChanged((user, session) => told.push(`${user} ${session}`));
-    await a.addSessionGrant('alice', 'sess-1', { rules: ['Bash(npm test *)'] });
-    await a.addSessionGrant('alice', 'sess-1', { digest: 'abc' });
+    await a.addSessionGrant('alice', 'sess-1', { rules: ['Bash(npm test *)'] }, 1000);
+    await a.addSessionGrant('alice', 'sess-1', { digest: 'abc' }, 1000);
     expect(await b.sessionGrants('alice', 'sess-1')).toEqual([{ rules: ['Bash(npm test *)'] }, { digest: 'abc' }]);
     expect(await b.sessionGrants('alice', 'sess-2')).toEqual([]);
     expect(await b.sessionGrants('bob', 'sess-1')).toEqual([]);
@@ -181,8 +181,8 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
   test('a rule remembered through A is listed through B, and B is told', async () => {
     const told: string[] = [];
     const stop = b.onRulesChanged((user) => void told.push(user));
-    expect(await a.remember('gina', ['Edit(/w/**)', 'Bash(ls *)'])).toEqual(['Edit(/w/**)', 'Bash(ls *)']);
-    expect(await a.remember('gina', ['Bash(ls *)'])).toEqual([]);
+    expect(await a.remember('gina', ['Edit(/w/**)', 'Bash(ls *)'], 500)).toEqual(['Edit(/w/**)', 'Bash(ls *)']);
+    expect(await a.remember('gina', ['Bash(ls *)'], 500)).toEqual([]);
     expect(await b.rememberedRules('gina')).toEqual(['Edit(/w/**)', 'Bash(ls *)']);
     expect(await b.rememberedRules('hank')).toEqual([]);
     await eventually(() => expect(told).toContain('gina'));
@@ -200,9 +200,9 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
     const sa = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'SA', signingKey: key });
     const sb = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'SB', signingKey: key });
     try {
-      await sa.remember('ivy', ['Edit(/w/0)', 'Edit(/w/keep)']);
+      await sa.remember('ivy', ['Edit(/w/0)', 'Edit(/w/keep)'], 500);
       for (let index = 1; index <= 10; index += 1) {
-        const [added, forgotten] = await Promise.all([sa.remember('ivy', [`Edit(/w/${index})`]), sb.forget('ivy', `Edit(/w/${index - 1})`)]);
+        const [added, forgotten] = await Promise.all([sa.remember('ivy', [`Edit(/w/${index})`], 500), sb.forget('ivy', `Edit(/w/${index - 1})`)]);
         expect([added, forgotten]).toEqual([[`Edit(/w/${index})`], { unconfirmed: 0 }]);
         expect((await sb.rememberedRules('ivy')).sort()).toEqual([`Edit(/w/${index})`, 'Edit(/w/keep)']);
       }
@@ -220,7 +220,7 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
     const raw = new Redis(redis.url);
     try {
       const first = await connect('R1', file);
-      await first.remember('jo', ['Edit(/w/a)', 'Edit(/w/b)']);
+      await first.remember('jo', ['Edit(/w/a)', 'Edit(/w/b)'], 500);
       const copy = await raw.zrange('mcp-latch:rules:jo', '0', '-1', 'WITHSCORES');
       // A user's first rules start at the clock's generation (round 22 review, R22-1), not at none.
       const copiedGeneration = (await raw.get('mcp-latch:rules:jo:gen'))!;
@@ -238,7 +238,7 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
       const fresh = await connect('R3');
       try {
         expect(await restarted.rememberedRules('jo')).toEqual([]);
-        await expect(restarted.remember('jo', ['Edit(/w/c)'])).rejects.toThrow('do not verify against store.signingKeyFile');
+        await expect(restarted.remember('jo', ['Edit(/w/c)'], 500)).rejects.toThrow('do not verify against store.signingKeyFile');
         // What the file adds: a replica without one takes the older copy.
         expect(await fresh.rememberedRules('jo')).toEqual(['Edit(/w/a)', 'Edit(/w/b)']);
       } finally {
@@ -271,7 +271,7 @@ describe('RedisTeamStore: whom a forget waits for (round 25)', () => {
     const { store, lines } = await logged('F1');
     try {
       await stray.subscribe('mcp-latch:forgotten');
-      await store.remember('kim', ['Read(/k/**)']);
+      await store.remember('kim', ['Read(/k/**)'], 500);
       expect(await store.forget('kim', 'Read(/k/**)')).toEqual({ unconfirmed: 0 });
       expect(lines()).toContain('did not announce themselves as replicas');
       expect(lines()).not.toContain('not every replica confirmed');
@@ -289,7 +289,7 @@ describe('RedisTeamStore: whom a forget waits for (round 25)', () => {
     try {
       await gone.close();
       await older.subscribe('mcp-latch:hello:1:F-older', 'mcp-latch:forgotten');
-      await store.remember('lee', ['Read(/l/a)', 'Read(/l/b)']);
+      await store.remember('lee', ['Read(/l/a)', 'Read(/l/b)'], 500);
       expect(await store.forget('lee', 'Read(/l/a)')).toEqual({ unconfirmed: 0 });
       // Hears (its hello is listed) but never confirms: stalled, or a replica with its link held.
       await ghost.subscribe('mcp-latch:hello:2:F-ghost');
@@ -312,7 +312,7 @@ describe('RedisTeamStore: whom a forget waits for (round 25)', () => {
     try {
       await raw.set('mcp-latch:replica:R23', '4242', 'PX', 60_000);
       await old.subscribe('mcp-latch:rules');
-      await store.remember('max', ['Read(/m/**)']);
+      await store.remember('max', ['Read(/m/**)'], 500);
       expect(await store.forget('max', 'Read(/m/**)')).toEqual({ unconfirmed: 1 });
       expect(lines()).toMatch(/"replicas":\["R23"\].*not every replica confirmed/);
     } finally {
@@ -331,7 +331,7 @@ describe('RedisTeamStore: whom a forget waits for (round 25)', () => {
     const { store, lines } = await logged('F5');
     try {
       await raw.set('mcp-latch:replica:Fake', '4244', 'PX', 60_000);
-      await store.remember('ola', ['Read(/o/**)']);
+      await store.remember('ola', ['Read(/o/**)'], 500);
       expect(await store.forget('ola', 'Read(/o/**)')).toEqual({ unconfirmed: 1, unheard: 1 });
       expect(lines()).toMatch(/"replicas":\["Fake"\].*had nothing subscribed that could hear the forget/);
       expect(lines()).not.toContain('not every replica confirmed');
@@ -355,7 +355,7 @@ describe('RedisTeamStore: whom a forget waits for (round 25)', () => {
         setTimeout(() => void raw.publish('mcp-latch:rules-applied', JSON.stringify([nonce, 'R24'])).then(() => (confirmed = true)), 300);
       });
       await old.subscribe('mcp-latch:forgotten');
-      await store.remember('ned', ['Read(/n/**)']);
+      await store.remember('ned', ['Read(/n/**)'], 500);
       expect(await store.forget('ned', 'Read(/n/**)')).toEqual({ unconfirmed: 0 });
       expect(confirmed).toBe(true);
     } finally {

@@ -123,7 +123,7 @@ describe('a subscriber connection that comes back', () => {
       copies.push(c.hearsRuleChanges() ? rules : null);
     });
     try {
-      await b.remember('uma', ['Read(/u/**)']);
+      await b.remember('uma', ['Read(/u/**)'], 500);
       expect(await c.rememberedRules('uma')).toEqual(['Read(/u/**)']);
       expect(c.hearsRuleChanges()).toBe(true);
       link.holding = true;

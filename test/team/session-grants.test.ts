@@ -18,9 +18,9 @@ const noRules = { list: () => [], add: async () => ({ added: [], text: '' }), re
 class FlakyStore extends MemoryTeamStore {
   failReads = false;
   failWrites = false;
-  override async addSessionGrant(user: string, session: string, grant: SessionGrant): Promise<void> {
+  override async addSessionGrant(user: string, session: string, grant: SessionGrant, most: number): Promise<void> {
     if (this.failWrites) throw new Error('store down');
-    return super.addSessionGrant(user, session, grant);
+    return super.addSessionGrant(user, session, grant, most);
   }
   override async sessionGrants(user: string, session: string): Promise<SessionGrant[]> {
     if (this.failReads) throw new Error('store down');
@@ -61,7 +61,7 @@ describe('StoredSessionGrants on the embedded store', () => {
   it('a grant another replica wrote is read into the copy when the store says so', async () => {
     const store = new MemoryTeamStore(noRules);
     const grants = sessionOf(store, 'x', 's1');
-    await store.addSessionGrant('x', 's1', { digest: 'from-elsewhere' });
+    await store.addSessionGrant('x', 's1', { digest: 'from-elsewhere' }, 1000);
     await expect.poll(() => grants.current().digests.has('from-elsewhere')).toBe(true);
   });
 
