@@ -271,6 +271,20 @@ export function configSchemas({ lazySections = false }: { lazySections?: boolean
       .min(1)
       .optional()
       .describe('The OAuth clients whose tokens are accepted: the token\'s "client_id" (RFC 9068), else its "azp", must be one of them. Unset: any client the issuer gave a token for this audience.'),
+    members: z
+      .array(UserIdSchema)
+      .min(1)
+      .optional()
+      .describe('The user ids (values of userClaim) who are members; with groups, a member is named here or carries one of them. Unset with groups unset: every user the issuer gives a token for this audience.'),
+    groups: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('A token carrying one of these in its groupsClaim is a member (its user need not be in members). A token without the claim, or with one that is not a list of strings, is no member.'),
+    groupsClaim: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .default('groups')
+      .describe('Where groups looks: a claim\'s name ("groups", "roles", "https://example.com/groups"), or the path of keys to a nested one (["realm_access", "roles"]). It holds a list of strings, or one string of names separated by spaces.'),
     keysCacheSeconds: z.number().positive().max(86_400).default(600).describe("How long a fetched key set is used before it is fetched again."),
     staleKeysSeconds: z
       .number()

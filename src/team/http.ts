@@ -201,13 +201,21 @@ export class TeamGateway {
     return resource;
   }
 
-  /** Names the users whose client tokens still answer their own calls (no approver token; docs/team.md#approvers). */
+  /** Names the users whose client tokens still answer their own calls (no approver token; docs/team.md#approvers), and says when every user of the OAuth issuer is a member. */
   private warnClientsThatApprove(): void {
     // An OAuth client's access token answers too while approveScope is unset, for every user without an approver token (round 30 review, T30-4: said nowhere).
     if (this.core.config().http.oauth && this.core.config().http.oauth?.approveScope === undefined) {
       this.core.logger.warn(
         { key: 'http.oauth.approveScope' },
         'http.oauth has no approveScope, so the OAuth access token a member\'s MCP client sends also answers their waiting calls through /api (a model that reads it can approve its own calls), unless that member has an approver token in http.tokens; set http.oauth.approveScope and have the identity provider give that scope only to the person\'s own sign-in (docs/team.md#approvers)',
+      );
+    }
+    // Without members or groups, the issuer's assignment of users to this audience is the only bound (round 32 review, T32-2).
+    const oauth = this.core.config().http.oauth;
+    if (oauth && oauth.members === undefined && oauth.groups === undefined) {
+      this.core.logger.warn(
+        { key: 'http.oauth.members' },
+        'http.oauth names neither members nor groups, so every user the identity provider gives an access token for this gateway is a member (their calls run the team\'s servers under the team\'s rules); name them in http.oauth.members, or the groups whose users are, in http.oauth.groups (docs/team.md#identity)',
       );
     }
     const users = this.authenticator.clientsThatApprove();

@@ -13,8 +13,9 @@ import { IssuerKeys, KeysUnreachable } from './issuer-keys.js';
  * required (a token without one would be valid until the key rotates) and an `iat` in the future
  * is refused, each with `CLOCK_TOLERANCE_SECONDS` of skew. Its `typ` must be one of
  * `oauth.tokenTypes` (RFC 9068's `at+jwt` unless the issuer issues others: another JWT of the issuer,
- * an ID token, is no access token), its client one of `oauth.clients` when set, and it must not name
- * its own client as the user (RFC 9068 §5). The keys: issuer-keys.ts.
+ * an ID token, is no access token), its client one of `oauth.clients` when set, it must not name
+ * its own client as the user (RFC 9068 §5), and its user must be a member when `oauth.members` or
+ * `oauth.groups` is set (memberRefusal). The keys: issuer-keys.ts.
  */
 export type Authentication = { identity: Identity } | { refused: 'missing' | 'invalid'; detail: string };
 
@@ -112,6 +113,12 @@ export class Authenticator {
       if (client) return { refused: 'invalid', detail: client };
       const user = payload[oauth.userClaim];
       if (typeof user !== 'string' || !USER_ID.test(user)) return { refused: 'invalid', detail: `the token's "${oauth.userClaim}" claim is not a user id` };
+      // Security: with members or groups set, a token of the issuer for this audience is not enough (round 32 review, T32-2).
+      const member = memberRefusal(payload, user, oauth);
+      if (member) {
+        this.warnOnce('member', { key: 'http.oauth.members', user }, `an OAuth token signed by the issuer was refused: ${member} (docs/team.md#identity)`);
+        return { refused: 'invalid', detail: member };
+      }
       if (oauth.approveScope !== undefined) {
         const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
         if (scopes.includes(oauth.approveScope)) return { identity: { user, role: 'approver', approves: true } };
@@ -149,6 +156,43 @@ export function tokenTypeRefusal(typ: unknown, accepted: readonly string[]): str
   if (accepted.some((each) => normalTyp(each) === seen)) return null;
   const named = typ === undefined ? 'no "typ" header' : `"typ" ${JSON.stringify(typ).slice(0, 80)}`;
   return `the token has ${named}, not one of http.oauth.tokenTypes (${accepted.map((each) => JSON.stringify(each)).join(', ')}): RFC 9068 access tokens are "at+jwt"; if the identity provider issues its access tokens otherwise, name that in http.oauth.tokenTypes`;
+}
+
+/**
+ * Why the token's user is no member of this team, or null (docs/team.md#identity, "Who is a member"):
+ * with `oauth.members` or `oauth.groups` set, the user must be named in `members` or `admins`, or
+ * the token must carry one of `groups` in `groupsClaim`. Fail closed: a claim that is absent, or not
+ * a list of strings (nor one string of names separated by spaces), names no group. Neither set:
+ * every user the issuer gives a token for this audience is a member (null).
+ */
+export function memberRefusal(payload: JWTPayload, user: string, oauth: Pick<NonNullable<HttpConfig['oauth']>, 'members' | 'groups' | 'groupsClaim' | 'admins'>): string | null {
+  const { members, groups } = oauth;
+  if (members === undefined && groups === undefined) return null;
+  if (members?.includes(user) || oauth.admins.includes(user)) return null;
+  const where = typeof oauth.groupsClaim === 'string' ? oauth.groupsClaim : oauth.groupsClaim.join('.');
+  const named = `user ${JSON.stringify(user)} is not a member: not in http.oauth.members`;
+  if (groups === undefined) return named;
+  const carried = groupsOf(claimAt(payload, oauth.groupsClaim));
+  if (carried === null) return `${named}, and the token's "${where}" claim is ${claimAt(payload, oauth.groupsClaim) === undefined ? 'absent' : 'not a list of group names'} (http.oauth.groupsClaim)`;
+  if (carried.some((group) => groups.includes(group))) return null;
+  return `${named}, and the token's "${where}" claim holds none of http.oauth.groups`;
+}
+
+/** The claim at `path`: a name of the payload's own, or the keys to a nested one; undefined when absent. */
+function claimAt(payload: JWTPayload, path: string | readonly string[]): unknown {
+  let value: unknown = payload;
+  for (const key of typeof path === 'string' ? [path] : path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/** Group names as a claim holds them (a list of strings, or one string separated by spaces, as `scope`), or null. */
+function groupsOf(claim: unknown): string[] | null {
+  if (typeof claim === 'string') return claim.split(' ').filter((name) => name !== '');
+  if (Array.isArray(claim) && claim.every((name) => typeof name === 'string')) return claim as string[];
+  return null;
 }
 
 /**

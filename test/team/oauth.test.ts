@@ -59,6 +59,8 @@ describe('serve --http with http.oauth', () => {
     expect((await team.api('/api/me', await token(issuerKey))).body).toEqual({ user: 'carol', role: 'admin', approves: true });
     // Said at start: without approveScope the client's own token answers (round 30 review, T30-4: nothing was logged).
     expect(team.stderr()).toMatch(/"key":"http\.oauth\.approveScope".*http\.oauth has no approveScope, so the OAuth access token a member's MCP client sends also answers/);
+    // And that every user of the issuer is a member (round 32 review, T32-2: said nowhere, no way to say who).
+    expect(team.stderr()).toMatch(/"key":"http\.oauth\.members".*http\.oauth names neither members nor groups, so every user the identity provider gives an access token for this gateway is a member/);
     expect((await team.api('/api/me', await token(issuerKey, { sub: 'dave' }))).body).toEqual({ user: 'dave', role: 'user', approves: true });
     expect((await team.api('/.well-known/oauth-protected-resource', null)).body.authorization_servers).toEqual([ISSUER]);
   });
