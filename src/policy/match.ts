@@ -148,7 +148,7 @@ export class RuleSet {
 
   /** Where a path rule goes in the index: one place for each of its anchored globs. */
   private places(rule: PathRule, linked: boolean, real: Map<string, string | null>): Place[] {
-    const nocase = foldsCase(this.env.platform, rule.list);
+    const nocase = caseFold(this.env.platform, rule.list);
     const globs = ruleGlobs(rule, this.env);
     if (linked) {
       for (const glob of [...globs]) {
@@ -157,7 +157,7 @@ export class RuleSet {
       }
     }
     return globs.map((glob): Place => {
-      const matcher: PathMatcher = { rule, matchers: globMatchers(glob, nocase, !nocase || rule.list !== 'allow') };
+      const matcher: PathMatcher = { rule, matchers: globMatchers(glob, nocase, nocase === 'none' || rule.list !== 'allow') };
       // minimatch takes `x/..` out of a glob (`/w/proj/../secret/**` matches /w/secret/x), which the
       // index by literal prefix does not: such a glob is tried on every path.
       if (/(^|\/)\.\.(\/|$)/.test(glob)) return { where: 'scan', key: '', matcher };
@@ -177,7 +177,7 @@ export class RuleSet {
    */
   matchPath(list: RuleList, access: Access, path: string, withReads = true, removes = false, codeFiles = true): Rule | null {
     const paths = this.lists[list].path;
-    const nocase = foldsCase(this.env.platform, list);
+    const nocase = caseFold(this.env.platform, list);
     const folded = fold(path, nocase);
     return matchIn(paths[access], path, folded, nocase, removes, codeFiles) ?? (list !== 'allow' && access === 'write' && withReads ? matchIn(paths.read, path, folded, nocase, removes, codeFiles) : null);
   }
@@ -318,7 +318,7 @@ function programWords(program: string, args: readonly string[], words: readonly 
 }
 
 /** The first rule of one index matching a path (RuleSet.matchPath; `folded`, the path as the index keys it). */
-function matchIn(index: PathIndex, path: string, folded: string, nocase: boolean, removes: boolean, codeFiles = true): Rule | null {
+function matchIn(index: PathIndex, path: string, folded: string, nocase: Fold, removes: boolean, codeFiles = true): Rule | null {
   if (index.all.length > 0) return index.all[0]!;
   // Walk the path's ancestors (and the path itself) through the prefix index; a trailing slash
   // is dropped first, or the walk would step over the directory it names.
@@ -327,7 +327,7 @@ function matchIn(index: PathIndex, path: string, folded: string, nocase: boolean
   if (found !== null) return found;
   // Most rule sets file no rule by name alone: the path's name is then not made (a slice and its hash
   // per lookup), nor when no name filed has its length (a name's length is its folded one off macOS and Windows).
-  if (index.byBasename.size > 0 && (nocase || path.endsWith('/') || index.basenameLengths.has(path.length - 1 - path.lastIndexOf('/')))) {
+  if (index.byBasename.size > 0 && (nocase !== 'none' || path.endsWith('/') || index.basenameLengths.has(path.length - 1 - path.lastIndexOf('/')))) {
     const byName = index.byBasename.get(fold(posix.basename(path), nocase));
     if (byName) for (const candidate of byName) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
   }
@@ -392,18 +392,38 @@ function isCaseInsensitive(platform: NodeJS.Platform): boolean {
 }
 
 /**
- * Whether a list's path rules match in any case: every list on macOS and Windows, whose file
- * systems are; deny and ask rules everywhere else too. A Linux file system may fold case where the
- * gateway cannot see it (vfat, exfat, ntfs3 and SMB mounts, an ext4 directory with the casefold
- * attribute `+F`): `Conf/Secret/db.txt` opens conf/secret/db.txt there, and realpath keeps the
- * spelling given. Allow rules keep the case written (round 31 review F31-5; docs/rules.md#path-globs).
+ * How a list's path rules compare names. Deny and ask rules on every platform as any file system
+ * may (`names`, nameKey): a Linux file system may fold case where the gateway cannot see it (vfat,
+ * exfat, ntfs3 and SMB mounts, an ext4 or f2fs directory with the casefold attribute `+F`):
+ * `Conf/Secret/db.txt` opens conf/secret/db.txt there, and realpath keeps the spelling given (round
+ * 31 review F31-5). Allow rules keep the case written, lower-cased only on macOS and Windows, whose
+ * file systems fold case (docs/rules.md#path-globs).
  */
-function foldsCase(platform: NodeJS.Platform, list: RuleList): boolean {
-  return list !== 'allow' || isCaseInsensitive(platform);
+type Fold = 'none' | 'lower' | 'names';
+
+function caseFold(platform: NodeJS.Platform, list: RuleList): Fold {
+  return list !== 'allow' ? 'names' : isCaseInsensitive(platform) ? 'lower' : 'none';
 }
 
-function fold(text: string, nocase: boolean): string {
-  return nocase ? text.toLowerCase() : text;
+function fold(text: string, how: Fold): string {
+  return how === 'none' ? text : how === 'lower' ? text.toLowerCase() : nameKey(text);
+}
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * A path as the file systems that fold names compare it, one string for every name any of them
+ * takes for the same (round 32 review F32-1; docs/rules.md#path-globs): decomposed (NFD: APFS and
+ * HFS+ are normalisation-insensitive, ext4's casefold compares NFD), Default_Ignorable code points
+ * dropped (ext4/f2fs casefold before Linux 6.13 and HFS+ ignore them: `secret\u200c` is `secret`),
+ * then lower, upper and lower case: full case folding as ext4's utf8_casefold (`ß`, `ẞ` and `SS` are
+ * `ss`, the ligature `ﬁ` is `fi`, the Kelvin sign `K` is `k`) and what upcase tables make equal
+ * (NTFS, exFAT: `ſ` and `s`, `ı` and `i` upcase alike), `ς` as `σ`. ASCII is only lower-cased.
+ */
+export function nameKey(text: string): string {
+  if (!NOT_ASCII.test(text)) return text.toLowerCase();
+  return text.normalize('NFD').replace(IGNORABLE, '').toLowerCase().toUpperCase().toLowerCase().replaceAll('ς', 'σ').normalize('NFD');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -533,12 +553,14 @@ function literalPrefix(glob: string): string {
   return prefix === '' ? '/' : prefix;
 }
 
-/** `fast`: a literal shape is matched by a string test (globMatcher), lower-cased with `nocase`. */
-function globMatchers(glob: string, nocase: boolean, fast: boolean): GlobMatcher[] {
-  return compiledGlobs.get(`${nocase ? 'i' : 's'}${fast ? 'f' : 'm'}${glob}`, () => {
+/** `fast`: a literal shape is matched by a string test (globMatcher), both sides folded as `nocase` says. */
+function globMatchers(glob: string, nocase: Fold, fast: boolean): GlobMatcher[] {
+  return compiledGlobs.get(`${nocase}${fast ? 'f' : 'm'}${glob}`, () => {
     const matchers = [globMatcher(glob, nocase, fast)];
     // `dir/**` also matches `dir` itself (deleting or moving the directory).
     if (glob.endsWith('/**') && glob.length > 3) matchers.push(globMatcher(glob.slice(0, -3), nocase, fast));
+    // A deny or ask glob past ASCII also as round 31 matched it: a class `[ß]` is one character, not `[ss]`.
+    if (nocase === 'names' && NOT_ASCII.test(glob)) matchers.push(...globMatchers(glob, 'lower', fast));
     return Object.freeze(matchers) as GlobMatcher[];
   });
 }
@@ -560,20 +582,23 @@ const compiledGlobs = new BuildCache<string, GlobMatcher[]>(BUILD_CACHE_LIMIT);
 // Each Minimatch is made at its first match: made for every rule at load (regexes per part with
 // `nocase`, every deny and ask rule since round 31's F31-5), they brought a full collection into a
 // gateway's first calls (docs/performance.md, "End of round 31").
-function globMatcher(glob: string, nocase: boolean, fast: boolean): GlobMatcher {
+function globMatcher(raw: string, nocase: Fold, fast: boolean): GlobMatcher {
+  // Deny and ask rules compare names as nameKey has them: the glob's literal characters folded as the path's (glob characters are ASCII, kept).
+  const names = nocase === 'names';
+  const glob = names ? nameKey(raw) : raw;
   const shape = fast ? LITERAL_SHAPE.exec(glob) : null;
   if (shape === null) {
     let minimatch: Minimatch | undefined;
-    return { match: (path, partial = false) => (minimatch ??= minimatchOf(glob, nocase)).match(path, partial) };
+    return { match: (path, partial = false) => (minimatch ??= minimatchOf(glob, nocase !== 'none')).match(names ? nameKey(path) : path, partial) };
   }
-  // In any case (a deny or ask rule: foldsCase): both sides lower-cased, as minimatch compares a literal part with nocase.
-  const [, dir, tree, name] = (nocase ? shape.map((part) => part?.toLowerCase()) : shape) as unknown as [string, string, string | undefined, string | undefined];
+  // In any case: both sides folded (lower-cased on macOS and Windows for allow rules), as minimatch compares a literal part with nocase.
+  const [, dir, tree, name] = (nocase === 'lower' ? shape.map((part) => part?.toLowerCase()) : shape) as unknown as [string, string, string | undefined, string | undefined];
   const below = `${dir}/`;
   const tail = name === undefined ? null : `/${name}`;
   const matches = tree === undefined ? (path: string) => path === dir : tail === null ? (path: string) => path.startsWith(below) : (path: string) => path.length >= dir.length + tail.length && path.startsWith(below) && path.endsWith(tail);
   // minimatch only for what the string test does not answer, made then.
   let minimatch: Minimatch | undefined;
-  return { match: (path, partial = false) => (partial || !isPlainAbsolute(path) ? (minimatch ??= minimatchOf(glob, nocase)).match(path, partial) : matches(nocase ? path.toLowerCase() : path)) };
+  return { match: (path, partial = false) => (partial || !isPlainAbsolute(path) ? (minimatch ??= minimatchOf(glob, nocase !== 'none')).match(names ? nameKey(path) : path, partial) : matches(fold(path, nocase))) };
 }
 
 function minimatchOf(glob: string, nocase: boolean): Minimatch {
