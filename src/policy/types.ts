@@ -104,6 +104,12 @@ export interface TreeRead {
    */
   tracked?: true;
   /**
+   * With `tracked`: what `git worktree add PATH` checks out, the commit HEAD names (or a branch named
+   * `branch`, PATH's last name, when there is one): the index lists it only when it matches HEAD
+   * (subjects/git-index.ts indexIsHead); otherwise the list is incomplete (round 32 review F32-3).
+   */
+  head?: { branch: string | null };
+  /**
    * `git add` without `-f`, `git stash -u`: only what git does not ignore below (gitignore(5),
    * subjects/git-ignore.ts) is stored. Dropped when the same call may change what git ignores
    * (subjects/shell/ignores-changed.ts).

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DiskLookups } from './disk-lookups.js';
 import { gitDirectoryOfTree } from './git-dir.js';
+import { headTree } from './git-objects.js';
 
 /**
  * The files git tracks in a working tree, read from its index (gitformat-index(5); no git process):
@@ -15,6 +16,12 @@ import { gitDirectoryOfTree } from './git-dir.js';
 export interface Tracked {
   paths: string[];
   complete: boolean;
+  /**
+   * The tree the index would write, when its cache tree (the `TREE` extension) holds it for the
+   * whole index: git sets it at a commit, checkout or reset, and drops it at any change of the index
+   * (`git add`, `git rm --cached`). Equal to HEAD's tree, the index lists what HEAD holds.
+   */
+  rootTree?: string;
 }
 
 const NONE: Tracked = { paths: [], complete: false };
@@ -69,6 +76,7 @@ export function parseIndex(data: Buffer, max: number, hashSize: number): Tracked
   const count = data.readUInt32BE(8);
   const paths: string[] = [];
   let complete = true;
+  let rootTree: string | undefined;
   let at = 12;
   let previous = '';
   for (let n = 0; n < count; n++) {
@@ -116,7 +124,55 @@ export function parseIndex(data: Buffer, max: number, hashSize: number): Tracked
     const signature = data.toString('latin1', at, at + 4);
     const size = data.readUInt32BE(at + 4);
     if (signature === 'link' || signature === 'sdir') complete = false;
+    if (signature === 'TREE') rootTree = cacheTreeRoot(data.subarray(at + 8, at + 8 + size), hashSize) ?? undefined;
     at += 8 + size;
   }
-  return { paths, complete };
+  return rootTree === undefined ? { paths, complete } : { paths, complete, rootTree };
+}
+
+/**
+ * The root entry of a `TREE` extension (gitformat-index(5)): an empty path, NUL, the entry count
+ * (-1 when invalid), a space, the subtree count, a newline, then the tree's id when valid.
+ */
+function cacheTreeRoot(data: Buffer, hashSize: number): string | null {
+  if (data.length < 1 || data[0] !== 0) return null;
+  const line = data.indexOf(10, 1);
+  if (line === -1) return null;
+  const counts = /^(-?\d+) (\d+)$/.exec(data.toString('latin1', 1, line));
+  if (counts === null || Number(counts[1]) < 0 || line + 1 + hashSize > data.length) return null;
+  return data.toString('hex', line + 1, line + 1 + hashSize);
+}
+
+/**
+ * Whether `git worktree add PATH` (no commit named) checks out what the index lists: the commit HEAD
+ * names, unless a branch named `branch` (PATH's last name) is there already, or a remote's branch of
+ * that name with `--guess-remote` or worktree.guessRemote: it checks that out (git-worktree(1)). A
+ * `git rm --cached` file HEAD still holds is in the new tree, not in the index: the index is that
+ * list only when its cache tree is HEAD's tree (round 32 review F32-3). False when not sure.
+ */
+export function indexIsHead(top: string, tracked: Tracked, branch: string | null, disk: DiskLookups): boolean {
+  const gitDir = gitDirectoryOfTree(top, disk);
+  if (gitDir === null) return false;
+  if (tracked.rootTree === undefined || tracked.rootTree !== headTree(gitDir)) return false;
+  return branch === null || !refNamed(gitDir, branch);
+}
+
+/** Whether any branch or remote-tracking branch ends in `/NAME` (a loose ref or a packed one); true when not sure. */
+function refNamed(gitDir: string, name: string): boolean {
+  if (!/^[A-Za-z0-9._-]+$/.test(name)) return true;
+  let common = gitDir;
+  try {
+    common = path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    // no commondir: the git directory is the common one
+  }
+  try {
+    if (fs.existsSync(path.join(common, 'refs', 'heads', name))) return true;
+    const remotes = path.join(common, 'refs', 'remotes');
+    if (fs.existsSync(remotes)) for (const remote of fs.readdirSync(remotes)) if (fs.existsSync(path.join(remotes, remote, name))) return true;
+    const packed = fs.existsSync(path.join(common, 'packed-refs')) ? fs.readFileSync(path.join(common, 'packed-refs'), 'latin1') : '';
+    return packed.split('\n').some((line) => line.endsWith(` refs/heads/${name}`) || (line.includes(' refs/remotes/') && line.endsWith(`/${name}`)));
+  } catch {
+    return true;
+  }
 }

@@ -150,6 +150,8 @@ interface Pack {
   matching(prefix: string): Array<[string, number]> | null;
   /** The type of the entry at `offset`, through delta bases; null past a chain this deep or a bad entry. */
   typeAt(offset: number, depth: number): ObjectType | null;
+  /** The start of the entry at `offset` when the pack keeps it whole (not a delta): its type and up to `length` bytes of its content. */
+  startAt(offset: number, length: number): { type: ObjectType; data: Buffer } | null;
 }
 
 /**
@@ -254,8 +256,64 @@ function readPack(idxFile: string, hash: 20 | 32): Pack | null {
       }
       return null;
     },
+    startAt(offset, length) {
+      const head = readAt(packFile, offset, 16 + 4 * length);
+      if (head === null || head.length === 0) return null;
+      const type = TYPES[(head[0]! >> 4) & 7];
+      if (type === undefined) return null;
+      let at = 1;
+      for (let byte = head[0]!; byte & 0x80; at++) byte = head[at] ?? 0;
+      return inflatedStart(head.subarray(at), length, type);
+    },
   };
   return pack;
+}
+
+/** Up to `length` bytes of a zlib stream's start; null when it does not inflate. */
+function inflatedStart(deflated: Buffer, length: number, type: ObjectType): { type: ObjectType; data: Buffer } | null {
+  try {
+    return { type, data: zlib.inflateSync(deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH }).subarray(0, length) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The tree of the commit HEAD names (gitformat-loose(5), gitformat-pack(5)): the first line of the
+ * commit, loose or kept whole in a pack. Null when not sure: HEAD unborn or unreadable, a delta in a
+ * pack, objects from elsewhere or replaced, more than one copy that disagree. `git worktree add PATH`
+ * checks this tree out (git-worktree(1)), not the index (round 32 review F32-3; subjects/git-index.ts).
+ */
+export function headTree(gitDir: string): string | null {
+  const common = commonDirectory(gitDir);
+  const hash = hashSize(common);
+  const packed = packedRefs(common);
+  if (hash === null || packed === null || fs.existsSync(path.join(common, 'reftable'))) return null;
+  const packs = path.join(common, 'objects', 'pack');
+  if (fs.existsSync(path.join(common, 'objects', 'info', 'alternates')) || fs.existsSync(path.join(packs, 'multi-pack-index')) || hasReplaceRefs(common)) return null;
+  const id = readRef(gitDir, common, packed, 'HEAD', 0);
+  if (typeof id !== 'string' || id.length !== hash * 2) return null;
+  const trees = new Set<string | null>();
+  const treeOf = (start: { type: ObjectType; data: Buffer } | null): string | null =>
+    start?.type === 'commit' ? (/^tree ([0-9a-f]{40}|[0-9a-f]{64})\n/.exec(start.data.toString('latin1'))?.[1] ?? null) : null;
+  const loose = path.join(common, 'objects', id.slice(0, 2), id.slice(2));
+  if (fs.existsSync(loose)) {
+    const head = readAt(loose, 0, 1024);
+    const start = head === null ? null : inflatedStart(head, 256, 'commit');
+    const text = start?.data.toString('latin1') ?? '';
+    trees.add(text.startsWith('commit ') ? treeOf({ type: 'commit', data: start!.data.subarray(text.indexOf('\0') + 1) }) : null);
+  }
+  const names = boundedList(packs, MAX_PACKS * 8);
+  const indexes = names?.filter((name) => name.endsWith('.idx')) ?? [];
+  if (names === null || indexes.length > MAX_PACKS) return null;
+  for (const name of indexes) {
+    if (!fs.existsSync(path.join(packs, name.replace(/\.idx$/, '.pack')))) continue;
+    const pack: Pack | null = readPack(path.join(packs, name), hash);
+    const found: Array<[string, number]> | null = pack === null ? null : pack.matching(id);
+    if (pack === null || found === null) return null;
+    for (const [full, offset] of found) if (full === id) trees.add(treeOf(pack.startAt(offset, 256)));
+  }
+  return trees.size === 1 ? [...trees][0]! : null;
 }
 
 /**

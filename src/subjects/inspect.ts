@@ -14,7 +14,7 @@ import { GIT_CONFIG_CODE, GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME,
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv } from './paths.js';
 import { arrivals, isDirectory, isFile, isLink, LINKED, MAX_TREE_ENTRIES, MOVED, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
-import { trackedPaths } from './git-index.js';
+import { indexIsHead, trackedPaths } from './git-index.js';
 import { objectIdOf, refsEverNamed, revisionType } from './git-objects.js';
 import { skippedByFilters } from './tree-filter.js';
 import { ignoreRules } from './git-ignore.js';
@@ -901,7 +901,7 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
     return [];
   }
   if (tree.tracked) {
-    subject.tree = trackedBelow(subject.realPath, budget, context.pathEnv.platform, cache);
+    subject.tree = trackedBelow(subject.realPath, budget, context.pathEnv.platform, cache, tree.head);
     return [];
   }
   const walk = walkTree(subject.realPath, tree.follows, budget, context.pathEnv.platform, tree.unignored ? ignoredBelow(subject.realPath, context.pathEnv.platform, cache) : undefined);
@@ -1089,7 +1089,7 @@ function realPathOr(path: string): string {
  * `git grep` may print there (docs/threat-model.md#what-git-prints). Outside a working tree whose top
  * is known, or past the walk's bound, the list is incomplete (a rule that could match below asks).
  */
-function trackedBelow(dir: string, budget: WalkBudget, platform: NodeJS.Platform, cache: DecisionPaths): TreeWalk {
+function trackedBelow(dir: string, budget: WalkBudget, platform: NodeJS.Platform, cache: DecisionPaths, head?: TreeRead['head']): TreeWalk {
   const top = platform === 'win32' ? null : workTreeOf(dir, cache.disk);
   if (top === null) return { entries: [], complete: platform !== 'win32' && outsideRepositories(dir, cache.disk) };
   const tracked = trackedPaths(top, budget.left, cache.disk);
@@ -1097,7 +1097,7 @@ function trackedBelow(dir: string, budget: WalkBudget, platform: NodeJS.Platform
   const entries: TreeWalk['entries'] = [];
   for (const rel of tracked.paths) if (rel.startsWith(prefix)) entries.push({ rel: rel.slice(prefix.length), real: `${top === '/' ? '' : top}/${rel}` });
   budget.left -= tracked.paths.length;
-  return { entries, complete: tracked.complete };
+  return { entries, complete: tracked.complete && (head === undefined || indexIsHead(top, tracked, head.branch, cache.disk)) };
 }
 
 /**

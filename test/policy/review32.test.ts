@@ -94,3 +94,87 @@ describe('F32-1 names as the folding file systems compare them: full case foldin
     }
   });
 });
+
+describe('F32-2 git writes stored files under new names: --work-tree checkouts, read-tree --prefix, patches that rename or copy', () => {
+  const RENAME = 'diff --git a/conf/secret/db.txt b/pub/leak.txt\nsimilarity index 100%\nrename from conf/secret/db.txt\nrename to pub/leak.txt\n';
+  const COMMANDS = [
+    'git --work-tree=pub/x checkout -f',
+    'git --work-tree=pub/x reset --hard',
+    'git --work-tree=pub/x stash',
+    'git --work-tree=pub/x restore --source=HEAD .',
+    'git -C pub --work-tree=x checkout -f',
+    'git read-tree --prefix=pub/r/ -u HEAD',
+    'git read-tree --prefix=pub/r/ HEAD',
+    'git apply pub/r.patch',
+    'git apply --index pub/r.patch',
+    'git apply --cached pub/r.patch',
+    'git am pub/r.patch',
+  ];
+  test.each(MODES)('%s', (mode) => {
+    writeFileSync(join(w, 'pub/r.patch'), RENAME);
+    for (const command of COMMANDS) {
+      const decision = decideShell(command, { mode, workspace: [w], cwd: w, allow: ['Bash(git:*)'], deny: DENY });
+      expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+
+  test('ordinary commands stay allowed: no deny or ask rule matches a file of the tree (default, bypassPermissions)', () => {
+    const place = workspace('review32-plain-');
+    writeFileSync(join(place, 'pub/r.patch'), RENAME.replaceAll('conf/secret/db.txt', 'pub/a.txt'));
+    for (const mode of ['default', 'bypassPermissions'] as const) {
+      for (const command of ['git apply pub/r.patch', 'git am pub/r.patch', 'git apply --check pub/r.patch', 'git read-tree HEAD', 'git checkout -f', 'git --work-tree=. status']) {
+        const decision = decideShell(command, { mode, workspace: [place], cwd: place, allow: ['Bash(git:*)'], deny: ['Read(./secrets/**)'] });
+        expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).toBe('allow');
+      }
+    }
+  });
+
+  test('premises: each wrote conf/secret/db.txt\'s content under pub/ (git)', () => {
+    const place = workspace('review32-git-');
+    writeFileSync(join(place, 'pub/r.patch'), RENAME);
+    const run = (command: string) => spawnSync('sh', ['-c', command], { cwd: place, timeout: 30_000, encoding: 'utf8' });
+    expect(run('mkdir -p pub/x && git --work-tree=pub/x checkout -f && cat pub/x/conf/secret/db.txt').stdout).toBe('TOPSECRET\n');
+    expect(run('git read-tree --prefix=pub/r/ -u HEAD && cat pub/r/conf/secret/db.txt').stdout).toBe('TOPSECRET\n');
+    expect(run('git reset -q --hard && git apply pub/r.patch && cat pub/leak.txt').stdout).toBe('TOPSECRET\n');
+  });
+});
+
+describe('F32-3 git worktree add PATH checks out HEAD\'s commit, not the index', () => {
+  /** A repository whose HEAD holds conf/secret/db.txt and whose index no longer does (`git rm --cached`). */
+  function unstaged(): string {
+    const place = workspace('review32-wt-');
+    spawnSync('git', ['rm', '-q', '--cached', 'conf/secret/db.txt'], { cwd: place, timeout: 30_000 });
+    return place;
+  }
+
+  test.each(MODES)('%s: a file HEAD holds that git rm --cached took out of the index', (mode) => {
+    const place = unstaged();
+    for (const command of ['git worktree add pub/wt', 'git worktree add -b n pub/wt', 'git worktree add --detach pub/wt']) {
+      const decision = decideShell(command, { mode, workspace: [place], cwd: place, allow: ['Bash(git:*)'], deny: DENY });
+      expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+
+  test('a branch named as the new tree is checked out instead of HEAD', () => {
+    const place = workspace('review32-wtb-');
+    spawnSync('git', ['branch', 'wt'], { cwd: place, timeout: 30_000 });
+    const decision = decideShell('git worktree add pub/wt', { mode: 'bypassPermissions', workspace: [place], cwd: place, allow: ['Bash(git:*)'], deny: ['Read(**/.env)'] });
+    expect(decision.verdict, decision.reason).not.toBe('allow');
+  });
+
+  test('the index is HEAD and no rule matches a tracked file: allowed (default, bypassPermissions)', () => {
+    const place = workspace('review32-wtok-');
+    for (const mode of ['default', 'bypassPermissions'] as const) {
+      for (const command of ['git worktree add pub/wt', 'git worktree add -b n ../wt']) {
+        const decision = decideShell(command, { mode, workspace: [place], cwd: place, allow: ['Bash(git:*)'], deny: ['Read(**/.env)'] });
+        expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).toBe('allow');
+      }
+    }
+  });
+
+  test('premise: the new tree holds the file the index no longer lists (git)', () => {
+    const place = unstaged();
+    const run = spawnSync('sh', ['-c', 'git worktree add -q pub/wt 2>/dev/null && cat pub/wt/conf/secret/db.txt'], { cwd: place, timeout: 30_000, encoding: 'utf8' });
+    expect(run.stdout).toBe('TOPSECRET\n');
+  });
+});

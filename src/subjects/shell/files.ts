@@ -1185,10 +1185,11 @@ function revisionEnds(word: string): string[] {
 }
 
 /** The whole working tree git prints from, with the files it tracks below it: `--work-tree`'s, or the one git finds (inspect.ts). */
-function printedTree(place: GitPlace): CommandPath | null {
+function printedTree(place: GitPlace, head?: TreeRead['head']): CommandPath | null {
+  const tree: TreeRead = head === undefined ? TRACKED : { ...TRACKED, head };
   // `--work-tree=D` (with `--git-dir`, or the repository found from the cwd): its index is not D's own.
-  if (place.top !== null) return walked(pathOf({ ...place.top, isStatic: false }, READ, place.base), TRACKED);
-  const path = walked(pathOf({ ...staticWord('.'), isStatic: !place.elsewhere, raw: '<git working tree>' }, READ, place.base), TRACKED);
+  if (place.top !== null) return walked(pathOf({ ...place.top, isStatic: false }, READ, place.base), tree);
+  const path = walked(pathOf({ ...staticWord('.'), isStatic: !place.elsewhere, raw: '<git working tree>' }, READ, place.base), tree);
   if (path) path.workTree = true;
   return path;
 }
@@ -1210,8 +1211,20 @@ interface GitPlace {
  */
 function rewritten(rewrite: TreeRewrite, place: GitPlace, out: FileFacts): void {
   if (rewrite.anywhere) out.reasons.push(ARCHIVE_EXTRACT);
-  // A checkout under new names is a read of what it copies (git-worktree.ts TreeRewrite.copies).
-  if (rewrite.copies) push(out, rewrite.copies === 'index' ? printedTree(place) : objectsRead(place));
+  // A checkout under new names is a read of what it copies (git-worktree.ts TreeRewrite.copies). So
+  // is any checkout into another tree: `git --work-tree=pub/x checkout -f` (`reset --hard`, `stash`,
+  // `restore`) wrote the index's files, conf/secret/db.txt among them, below pub/x (git 2.39; round
+  // 32 review F32-2): what the repository found from the cwd stored.
+  const writes = rewrite.whole || rewrite.pathspecs.length > 0 || rewrite.directories.length > 0 || rewrite.prefixes.length > 0;
+  if (place.top !== null && writes) push(out, objectsRead({ ...place, top: null }));
+  else if (rewrite.copies) push(out, rewrite.copies === 'objects' ? objectsRead(place) : printedTree(place, rewrite.copies === 'head' ? { branch: rewrite.branch ?? null } : undefined));
+  // A patch may rename or copy a file (`rename from`, `copy from`, or `--- a/X` `+++ b/Y`): `git apply`
+  // of a 100% rename moved conf/secret/db.txt to pub/leak.txt (git 2.39; F32-2). What it reads is
+  // any file of the tree, on disk or in the index.
+  if (rewrite.patches) {
+    push(out, walked(pathOf({ ...staticWord('.'), isStatic: place.top === null && !place.elsewhere, raw: '<git working tree>' }, READ, place.base), { content: true, follows: false }));
+    push(out, printedTree(place));
+  }
   for (const directory of rewrite.directories) push(out, planting(pathOf(directory, WRITE, place.base, GIT_REWRITE)));
   for (const prefix of rewrite.prefixes) push(out, planting(workTreeTop(place, prefix)));
   const whole = rewrite.whole || ((place.top !== null || place.elsewhere || place.caseless) && rewrite.pathspecs.length > 0) || rewrite.pathspecs.some((word) => !word.isStatic || word.value.startsWith(':'));

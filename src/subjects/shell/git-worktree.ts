@@ -34,7 +34,15 @@ export interface TreeRewrite {
    * review F31-4: `git worktree add pub/wt` made a readable pub/wt/conf/secret/db.txt past
    * `Read(./conf/secret/**)`).
    */
-  copies?: 'index' | 'objects';
+  copies?: 'index' | 'objects' | 'head';
+  /** With `copies: 'head'`: the branch `worktree add PATH` checks out when it is there (PATH's last name), null when told otherwise (`-b`, `--detach`). */
+  branch?: string | null;
+  /**
+   * A patch applied (`apply`, `am`): one may rename or copy any file of the tree to a new name
+   * (`rename from`/`copy from`, a `---`/`+++` pair naming two files), which is a read of it there
+   * (round 32 review F32-2).
+   */
+  patches?: true;
 }
 
 const NOTHING: TreeRewrite = { whole: false, pathspecs: [], directories: [], prefixes: [], anywhere: false };
@@ -157,14 +165,21 @@ const stash: Model = (args) => {
 const apply: Model = (args) => {
   const scan = scanOptions(args, 0, { short: 'pC', long: ['exclude', 'include', 'directory', 'whitespace', 'build-fake-ancestor'] });
   const reports = narrows(scan, '--check', '--stat', '--numstat', '--summary') && !widens(scan, null, '--apply');
-  if (reports || (narrows(scan, '--cached') && !widens(scan, null, '--index'))) return NOTHING;
-  return { ...WHOLE, anywhere: widens(scan, null, '--unsafe-paths') };
+  if (reports) return NOTHING;
+  // `--cached`: the index only, where a rename is checked out later under its new name.
+  if (narrows(scan, '--cached') && !widens(scan, null, '--index')) return { ...NOTHING, patches: true };
+  return { ...WHOLE, anywhere: widens(scan, null, '--unsafe-paths'), patches: true };
 };
 
-/** git-read-tree(1): `-u` checks out what it read. */
+/**
+ * git-read-tree(1): `-u` checks out what it read; `--prefix=P/` reads a tree into the index below P
+ * (and with `-u` the working tree): its files under new names, which a later `git checkout -- P`
+ * writes (`read-tree --prefix=pub/r/ -u HEAD` made pub/r/conf/secret/db.txt, git 2.39; round 32 review F32-2).
+ */
 const readTree: Model = (args) => {
   const scan = scanOptions(args, 0, { long: ['prefix', 'index-output', 'exclude-per-directory'] });
-  return hasOption(scan, '-u') ? WHOLE : NOTHING;
+  const rewrite = hasOption(scan, '-u') ? WHOLE : NOTHING;
+  return scan.options.some((o) => o.name.split('=')[0]!.length >= 3 && '--prefix'.startsWith(o.name.split('=')[0]!)) ? { ...rewrite, copies: 'objects' } : rewrite;
 };
 
 /**
@@ -197,8 +212,14 @@ const worktree: Model = (args) => {
   if (first && !first.isStatic) return { ...NOTHING, directories: args.slice(1), copies: 'objects' };
   const scan = scanOptions(args, 1, { short: 'bB', long: ['reason'] });
   const operands = operandsOf(args, scan);
-  // `add PATH` checks out HEAD (the files git tracks); `add PATH COMMIT` what that commit holds.
-  if (first?.value === 'add') return { ...NOTHING, directories: operands.slice(0, 1), copies: operands.length > 1 ? 'objects' : 'index' };
+  // `add PATH` checks out HEAD's commit, or a branch named as PATH's last name when there is one
+  // (git-worktree(1)): the index's files when the index is HEAD (F32-3); `add PATH COMMIT` what that commit holds.
+  if (first?.value === 'add') {
+    const path = operands[0];
+    const named = scan.options.some((o) => ['-b', '-B', '--detach', '--orphan'].includes(o.name) || (o.name.length >= 4 && ['--detach', '--orphan'].some((long) => long.startsWith(o.name))));
+    const branch = named ? null : path?.isStatic ? (path.value.replace(/\/+$/, '').split('/').at(-1) ?? '') : '';
+    return { ...NOTHING, directories: operands.slice(0, 1), ...(operands.length > 1 || branch === '' ? { copies: 'objects' as const } : { copies: 'head' as const, branch }) };
+  }
   if (first?.value === 'remove') return { ...NOTHING, directories: operands.slice(0, 1) };
   if (first?.value === 'move') return { ...NOTHING, directories: operands.slice(0, 2) };
   return NOTHING;
@@ -217,6 +238,12 @@ const sequence = (extra: readonly string[] = []): Model => (args) => {
   return narrows(scan, '--quit', '--show-current-patch', ...extra) ? NOTHING : WHOLE;
 };
 const SEQUENCE_VALUES: OptionSpec = { short: 'mFsXxSC', long: ['message', 'file', 'strategy', 'strategy-option', 'exec', 'onto', 'gpg-sign', 'cleanup', 'into-name', 'mainline', 'patch-format', 'resolvemsg', 'directory', 'exclude', 'include', 'whitespace'] };
+
+/** git-am(1): a patch series applied (TreeRewrite.patches); `--abort` goes back to where it started. */
+const am: Model = (args) => {
+  const rewrite = sequence()(args);
+  return rewrite.whole && !narrows(scanOptions(args, 0, SEQUENCE_VALUES), '--abort') ? { ...rewrite, patches: true } : rewrite;
+};
 
 /** git-bisect(1): `start BAD GOOD`, `good`, `bad`, `reset`, `run` check out; `log`, `terms`, `visualize` only show. */
 const bisect: Model = (args) => {
@@ -249,7 +276,7 @@ const MODELS: Record<string, Model> = {
   rebase: sequence(['--edit-todo']),
   'cherry-pick': sequence(),
   revert: sequence(),
-  am: sequence(),
+  am,
   pull: () => WHOLE,
   bisect,
   'sparse-checkout': sparseCheckout,
