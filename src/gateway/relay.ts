@@ -5,6 +5,8 @@ import { MAX_OPEN_ROOTS, MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../conf
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { decide } from '../policy/decide.js';
+import { inspectResourceRead, lazyDigest } from '../subjects/inspect.js';
 import { escapeStrings, escapeText } from '../latch/escape.js';
 import type { GatewayCore } from './core.js';
 import type { CallOrigin } from './running-calls.js';
@@ -254,13 +256,32 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         .catch((error: unknown) => core.logger.debug({ err: errorMessage(error) }, 'could not relay a log message'));
     },
     onResourceUpdated(name, uri) {
+      // A sub-resource is named only when a read of it would be allowed; else the resource subscribed to is told (round 32 review P32-1).
+      let readable: boolean | undefined;
+      const told = (subscribed: string): string => (uri === subscribed || (readable ??= readAllowed(core, name, uri)) ? uri : subscribed);
       // At most RESOURCE_UPDATES_PER_SECOND of a server to a client; past it, the resource subscribed to is told once when the second ends (update-rate.ts).
-      for (const [client, subscribed] of core.subscriptions.subscriptionsOf(name, uri)) if (updateRate.takes(name, client, subscribed)) void client.sendResourceUpdated({ uri }).catch(() => undefined);
+      for (const [client, subscribed] of core.subscriptions.subscriptionsOf(name, uri)) if (updateRate.takes(name, client, subscribed)) void client.sendResourceUpdated({ uri: told(subscribed) }).catch(() => undefined);
     },
     onListChanged(name) {
       void core.registry.get(name)?.refresh();
     },
   };
+}
+
+/**
+ * Whether the rules and the mode allow a read of `uri` on `server` (no session's grants: the update
+ * goes to every session subscribed): a server's update of a sub-resource names it to the client only
+ * then. Under a subscribed `file:///w/` a server's update named `file:///w/private/key` past
+ * `deny: Read(/w/private/**)`, the file a read of which is refused (round 32 review P32-1); the spec
+ * lets an update name the resource subscribed to instead. Checked after the rate (update-rate.ts),
+ * at most RESOURCE_UPDATES_PER_SECOND a second per client.
+ */
+function readAllowed(core: GatewayCore, server: string, uri: string): boolean {
+  try {
+    return decide(inspectResourceRead(server, uri, core.inspectContext(), lazyDigest(server, 'resources/read', { uri })), core.policy()).verdict === 'allow';
+  } catch {
+    return false; // Fail closed: the resource subscribed to is told.
+  }
 }
 
 /** Why a 2025 server's sampling or roots request does not reach a 2026-07-28 client (it has no handshake, so it is sent no request; held-calls.ts holds roots within its calls). */

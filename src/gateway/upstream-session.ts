@@ -29,7 +29,7 @@ import { completionShown, linksShown } from './listed-text.js';
 import type { GatewayCore } from './core.js';
 import type { CallContext, Extra } from './ports.js';
 import { checkRequestArguments } from './request-arguments.js';
-import { readResource } from './resource-read.js';
+import { decideResource, readResource } from './resource-read.js';
 import { ClientSession, type SessionOptions } from './session.js';
 import { refusedCallRecord, UpstreamCalls, type CallHandler, type IncomingCall } from './upstream-calls.js';
 import { StdioUpstream } from './stdio-upstream.js';
@@ -250,6 +250,8 @@ export class UpstreamSession {
     this.start();
     const supervisor = await this.core.resourceServer(uri);
     if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    // Only where a read would be allowed, and audited as one is (resource-read.ts decideResource; round 32 review P32-1).
+    decideResource('resources/subscribe', supervisor.name, uri, this.context, this.session);
     await this.core.subscriptions.subscribe(supervisor, uri, this.session.id, this.server, () => this.onBehalf(supervisor.name, on, () => supervisor.subscribe(uri, true)));
   }
 
