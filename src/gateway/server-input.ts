@@ -5,7 +5,8 @@ import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, ListRoo
 import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS, MAX_SERVER_ROUNDS } from '../config/limits.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { Person } from '../latch/ask.js';
-import { escapeText, isPlainText } from '../latch/escape.js';
+import { escapeShown, escapeText, isPlainText } from '../latch/escape.js';
+import { FORM_FRAME_ROWS, MAX_PROMPT_ROWS, PROMPT_COLUMNS, fieldWithin, formRows, rowsOf, type FormField } from '../latch/prompt-height.js';
 import { MAX_CHECKED_VALUES } from '../downstream/answer-entries.js';
 import { MAX_DEPTH, isPlainObject, nestsDeeperWithin } from '../values.js';
 import { canShowForm, type Envelope } from './era-2026.js';
@@ -308,17 +309,58 @@ export async function answerServerQuestions(server: string, first: Record<string
  * title, a prefilled default): one that holds a control, bidi or invisible character or a line
  * break makes the question refused, a string saying why (docs/approval.md, "A server's own
  * questions"; round 17 review of hostile servers, 5).
+ *
+ * The question is held to the approval prompt's height, MAX_PROMPT_ROWS rows of PROMPT_COLUMNS
+ * columns (latch/prompt-height.ts): a run of 24 or more blanks is shown as its length, as in the
+ * gateway's prompt, and the message is cut to the rows the form leaves, saying how much was cut; a
+ * form taller than that on its own is refused. Claude Code's form does not scroll: 8,000 spaces
+ * after `[server]` put the name 80 rows above what the person saw, and lines padded with spaces to
+ * 100 columns drew mcp-latch's own prompt below it (round 32 review P32-2).
  */
 export function shownQuestion<T extends Record<string, unknown>>(server: string, params: T): T | string {
-  const message = `[${server}] ${escapeText(typeof params.message === 'string' ? params.message : '')}`;
-  const shown: Record<string, unknown> = { ...params, message };
+  const shown: Record<string, unknown> = { ...params };
+  let formHeight = FORM_FRAME_ROWS + (typeof params.url === 'string' ? rowsOf(params.url) : 0);
   if (isPlainObject(params.requestedSchema)) {
     const unshowable = unshowableValue(params.requestedSchema);
     if (unshowable !== undefined) return `its question's ${unshowable} holds characters that cannot be shown as they are (a control, bidi or invisible character, or a line break), and the answer would have to send it back unchanged`;
-    shown.requestedSchema = schemaText(params.requestedSchema, escapeText, escapeText);
+    shown.requestedSchema = schemaText(params.requestedSchema, shownLine, shownLine);
+    formHeight = formRows(formFields(shown.requestedSchema));
+    if (formHeight >= MAX_PROMPT_ROWS) return `its form takes ${formHeight} rows of ${PROMPT_COLUMNS} columns, and mcp-latch shows a question in at most ${MAX_PROMPT_ROWS} (MAX_PROMPT_ROWS), its server's name first: a taller one would put the name out of sight`;
   }
+  shown.message = fieldWithin(`[${server}] `, typeof params.message === 'string' ? params.message : '', MAX_PROMPT_ROWS * PROMPT_COLUMNS, MAX_PROMPT_ROWS - formHeight).lines[0];
   if (isPlainObject(params._meta)) shown._meta = withoutGatewayKeys(params._meta);
   return shown as T;
+}
+
+/** A server's title, description or label on one line, escaped, a run of blanks shown as its length (escapeShown). */
+function shownLine(text: string): string {
+  return escapeShown(text, Number.POSITIVE_INFINITY).text;
+}
+
+/**
+ * The fields a client draws for a form's schema, for its height (formRows): each property its title
+ * (or name), its description, and a row for each choice (`enumNames`, `enum`, `oneOf`/`anyOf`
+ * titles, also a multi-select's `items`) or its default.
+ */
+function formFields(schema: unknown): FormField[] {
+  const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
+  return Object.entries(properties).map(([name, property]) => {
+    const field = isPlainObject(property) ? property : {};
+    const choices = choicesOf(field) ?? (isPlainObject(field.items) ? choicesOf(field.items) : undefined);
+    return {
+      title: typeof field.title === 'string' ? field.title : name,
+      ...(typeof field.description === 'string' ? { description: field.description } : {}),
+      ...(choices ? { enum: choices } : {}),
+      ...(field.default !== undefined ? { default: typeof field.default === 'string' ? field.default : JSON.stringify(field.default) } : {}),
+    };
+  });
+}
+
+/** A schema's choices as labels, or undefined when it offers none. */
+function choicesOf(schema: Record<string, unknown>): string[] | undefined {
+  const labels = (list: unknown, label: (item: unknown) => unknown): string[] | undefined => (Array.isArray(list) ? list.map((item) => String(label(item) ?? '')) : undefined);
+  const byTitle = (item: unknown) => (isPlainObject(item) ? (item.title ?? item.const) : item);
+  return labels(schema.enumNames, (item) => item) ?? labels(schema.enum, (item) => item) ?? labels(schema.oneOf, byTitle) ?? labels(schema.anyOf, byTitle);
 }
 
 /** The first value sent back or property name in a form's schema that is not plain text, described (escaped); undefined when none. */
