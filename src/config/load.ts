@@ -110,7 +110,7 @@ export function zodIssues(issues: readonly z.core.$ZodIssue[], input: unknown): 
       continue;
     }
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ path: formatKeyPath([...path, key]), message: `unknown key${didYouMean(key, knownKeys(path))}` });
+      for (const key of issue.keys) out.push({ path: formatKeyPath([...path, key]), message: serverKeyOfOtherShape(path, key, input) ?? `unknown key${didYouMean(key, knownKeys(path))}` });
       continue;
     }
     if (issue.code === 'invalid_key') {
@@ -126,6 +126,21 @@ export function zodIssues(issues: readonly z.core.$ZodIssue[], input: unknown): 
     out.push({ path: formatKeyPath(path), message: issue.message });
   }
   return out;
+}
+
+/**
+ * A server entry's key that belongs to the other shape (a stdio key in a remote entry, or the
+ * reverse), said so; null for any other key. "Did you mean" offered the key itself (both shapes'
+ * keys are known at the path): a remote server with `protocolVersion` read `unknown key (did you
+ * mean "protocolVersion"?)`, naming no limit (round 32 review P32-3).
+ */
+function serverKeyOfOtherShape(path: ReadonlyArray<string | number>, key: string, input: unknown): string | null {
+  if (path.length !== 2 || path[0] !== 'mcpServers' || !knownKeys(path).includes(key)) return null;
+  const entry = valueAt(input, path);
+  const remote = typeof entry === 'object' && entry !== null && 'url' in entry;
+  if (!remote) return `"${key}" is a key of a remote server (one with "url"), not of a stdio server (one with "command")`;
+  const shape = `"${key}" is a key of a stdio server (one with "command"), not of a remote server (one with "url")`;
+  return key === 'protocolVersion' ? `${shape}: mcp-latch speaks MCP 2026-07-28 to stdio servers only, and a remote server in the 2025 era (remote 2026-07-28 servers are not supported yet; docs/approval.md). Remove the key` : shape;
 }
 
 function valueAt(input: unknown, path: ReadonlyArray<string | number>): unknown {

@@ -76,6 +76,30 @@ describe('config text', () => {
     );
   });
 
+  test("a server entry's key of the other shape says so; a remote server's protocolVersion names the limit (round 32 review P32-3)", () => {
+    const issuesOf = (config: unknown) => {
+      try {
+        parseConfigText(JSON.stringify(config), '/cfg/mcp-latch.json', ruleIssues);
+      } catch (error) {
+        return (error as LatchError).issues;
+      }
+      return expect.unreachable();
+    };
+    // Before: 'unknown key (did you mean "protocolVersion"?)', the key itself offered.
+    expect(issuesOf({ mcpServers: { r: { url: 'https://example.com/mcp', protocolVersion: '2026-07-28' } } })).toEqual([
+      {
+        path: 'mcpServers.r.protocolVersion',
+        message: '"protocolVersion" is a key of a stdio server (one with "command"), not of a remote server (one with "url"): mcp-latch speaks MCP 2026-07-28 to stdio servers only, and a remote server in the 2025 era (remote 2026-07-28 servers are not supported yet; docs/approval.md). Remove the key',
+      },
+    ]);
+    expect(issuesOf({ mcpServers: { r: { url: 'https://example.com/mcp', env: {} }, s: { command: 'x', headers: {} } } })).toEqual(
+      expect.arrayContaining([
+        { path: 'mcpServers.r.env', message: '"env" is a key of a stdio server (one with "command"), not of a remote server (one with "url")' },
+        { path: 'mcpServers.s.headers', message: '"headers" is a key of a remote server (one with "url"), not of a stdio server (one with "command")' },
+      ]),
+    );
+  });
+
   test('rule problems are reported once the shape is right', () => {
     expect(() => parseConfigText(JSON.stringify({ permissions: { allow: ['Bash(a * b)'] } }), '/c.json', ruleIssues)).toThrow(/permissions\.allow\[0\]: invalid rule "Bash\(a \* b\)"/);
   });
