@@ -108,9 +108,9 @@ export class ClientSession implements SessionPort {
       // Security: a user with an approver credential answers only with it: their client's token opened this session (docs/team.md#approvers).
       canPrompt: () => !envelopeOf({ _meta: extra._meta }) && this.canPrompt() && this.answersInClient(),
       listsRoots: () => !envelopeOf({ _meta: extra._meta }) && Boolean(this.server.getClientCapabilities()?.roots),
-      listRoots: (timeoutMs) => this.server.listRoots(undefined, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }).catch((error: unknown) => errorMessage(error)),
+      listRoots: (timeoutMs) => whileOpen(extra.signal, (signal) => this.server.listRoots(undefined, { signal, timeout: timeoutMs, relatedRequestId: extra.requestId })).catch((error: unknown) => errorMessage(error)),
       prompt: (params, timeoutMs) =>
-        this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }).then(
+        whileOpen(extra.signal, (signal) => this.server.elicitInput(params, { signal, timeout: timeoutMs, relatedRequestId: extra.requestId })).then(
           (result) => ({ result }),
           (error: unknown) => promptFailure(error, extra.signal),
         ),
@@ -221,14 +221,31 @@ export class ClientSession implements SessionPort {
     // approved its own calls as the person (round 18 review, L8). The plain address opens the page in
     // a browser that holds its session; any other browser is told to run `mcp-latch page --open`.
     if (this.server.getClientCapabilities()?.elicitation?.url && !NON_RENDERING_CLIENTS.has(this.clientName())) {
-      void this.server
-        .elicitInput(
+      void whileOpen(extra.signal, (signal) =>
+        this.server.elicitInput(
           { mode: 'url', url: page.plainAddress(), elicitationId: `${input.argsDigest.slice(0, 16)}-${Date.now().toString(36)}`, message: `mcp-latch: ${input.server} wants to run ${input.tool}. Open the approval page to decide.` },
-          { signal: extra.signal, relatedRequestId: extra.requestId, timeout: timeoutSeconds * 1000 },
-        )
-        .catch(() => undefined);
+          { signal, relatedRequestId: extra.requestId, timeout: timeoutSeconds * 1000 },
+        ),
+      ).catch(() => undefined);
     }
   }
+}
+
+/**
+ * `ask`, a request of the gateway's to the client made for the client's request whose signal is
+ * `signal`, given a signal that follows `signal` only until its answer. The SDK's request() keeps
+ * its abort listener after the answer, so a call cancelled after the person answered its prompt sent
+ * the client a `notifications/cancelled` for that answered `elicitation/create` (round 31 review,
+ * left open; round 32 review P32-4): the spec lets a receiver ignore it, but it is a cancel of no
+ * request in progress ("SHOULD only cancel requests … believed to be still in-progress"), and one
+ * listener more on the call's signal for each question asked.
+ */
+function whileOpen<T>(signal: AbortSignal, ask: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (signal.aborted) return ask(signal);
+  const own = new AbortController();
+  const abort = (): void => own.abort(signal.reason);
+  signal.addEventListener('abort', abort, { once: true });
+  return ask(own.signal).finally(() => signal.removeEventListener('abort', abort));
 }
 
 /** Why an elicitation failed, in the latch's terms. */
