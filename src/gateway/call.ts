@@ -38,6 +38,7 @@ import type { Digest } from '../policy/digest.js';
 import type { AuditRecord } from '../store/audit.js';
 import type { ProcessUse } from '../subjects/profiles.js';
 import { inspectCall, lazyDigest } from '../subjects/inspect.js';
+import { withheldEmbedded } from './embedded-resources.js';
 import { checkToolResult, droppedResult } from './call-result.js';
 import type { CallContext, SessionPort } from './ports.js';
 import type { CallOrigin, RunningCall, RunningCalls } from './running-calls.js';
@@ -446,7 +447,7 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
   // reading of the clock for its wait and its time (docs/performance.md, "Round 28: per-call work").
   const now = Date.now();
   recordCall(decided, context, session, now - decided.started, outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note, undefined, now);
-  const answer = new PlainAnswer(call, decided.route, outcome, context.running.add(supervisor.name, origin));
+  const answer = new PlainAnswer(call, decided.route, outcome, context.running.add(supervisor.name, origin), context);
   let permit: Permit;
   try {
     permit = context.permits.issue(supervisor.name, tool.name, args);
@@ -467,13 +468,14 @@ class PlainAnswer implements CallSettle {
     private readonly route: ToolRoute,
     private readonly outcome: LatchOutcome & { type: 'forward' },
     private readonly running: RunningCall,
+    private readonly context: CallContext,
   ) {}
 
   resolve(answered: unknown): void {
     this.running.end();
     let result: CallToolResult;
     try {
-      result = checkedResult(answered, this.route, this.outcome);
+      result = checkedResult(answered, this.route, this.outcome, this.context);
     } catch (error) {
       this.failed(error);
       return;
@@ -564,7 +566,7 @@ function finishPlain(decided: DecidedCall, outcome: LatchOutcome & { type: 'forw
   const { supervisor } = decided.route;
   const running = context.running.add(supervisor.name, origin);
   return new Promise((resolve, reject) => {
-    const answer = new PlainAnswer({ answer: resolve, fail: reject }, decided.route, outcome, running);
+    const answer = new PlainAnswer({ answer: resolve, fail: reject }, decided.route, outcome, running, context);
     let working: Promise<unknown>;
     try {
       working = callServer(decided.serverAnswers);
@@ -620,7 +622,7 @@ async function finishModern(
         }
       }
     }
-    return checkedResult(answered, decided.route, outcome);
+    return checkedResult(answered, decided.route, outcome, context);
   } catch (error) {
     return forwardError(error, supervisor);
   }
@@ -653,8 +655,10 @@ function movedSince(decided: DecidedCall, released: Decision, context: CallConte
 }
 
 /** A server's result checked, with the person's note and the approval's notice appended; throws when it is not a tools/call result. */
-function checkedResult(answered: unknown, route: ToolRoute, outcome: LatchOutcome & { type: 'forward' }): CallToolResult {
+function checkedResult(answered: unknown, route: ToolRoute, outcome: LatchOutcome & { type: 'forward' }, context: CallContext): CallToolResult {
   const result = checkToolResult(answered, route.supervisor.name, route.tool.name);
+  // An embedded resource a deny rule refuses to read is withheld (embedded-resources.ts; round 32 review P32-5).
+  if (result.content.length > 0) result.content = withheldEmbedded(result.content, route.supervisor.name, context) as typeof result.content;
   const note = outcome.answer?.note?.trim();
   if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
   const notice = outcome.answer?.notice;

@@ -26,6 +26,7 @@ import { SchemaValidators } from '../schema-validators.js';
 import { VERSION } from '../version.js';
 import { CallOrder } from './call-order.js';
 import { completionShown, linksShown } from './listed-text.js';
+import { withheldEmbedded } from './embedded-resources.js';
 import type { GatewayCore } from './core.js';
 import type { CallContext, Extra } from './ports.js';
 import { checkRequestArguments } from './request-arguments.js';
@@ -199,7 +200,8 @@ export class UpstreamSession {
       // Pinned as listed the first time it is used, as a tool is on its first allowed call.
       if (report.pin.state === 'new') await core.pinDefinition(report).catch((error: unknown) => core.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));
       // A message's resource_link as a result's is (listed-text.ts linksShown); the description, shown above the prompt, escaped as a listing's (round 26 review P4).
-      const content = linksShown(result.messages.map((message) => message.content));
+      // An embedded resource a deny rule refuses to read is withheld, as in a tool's result (embedded-resources.ts; round 32 review P32-5).
+      const content = withheldEmbedded(linksShown(result.messages.map((message) => message.content)), route.supervisor.name, this.context);
       const described = typeof result.description === 'string' && escapeLines(result.description) !== result.description ? { ...result, description: escapeLines(result.description) } : result;
       return content.every((block, i) => block === result.messages[i]!.content) ? described : { ...described, messages: result.messages.map((message, i) => ({ ...message, content: content[i]! })) };
     });

@@ -1,0 +1,44 @@
+import { escapeText } from '../latch/escape.js';
+import { decide } from '../policy/decide.js';
+import { inspectResourceRead, lazyDigest } from '../subjects/inspect.js';
+import type { CallContext } from './ports.js';
+
+/**
+ * A server's answer (a tools/call result, a prompt's messages) may embed a resource, its contents
+ * with its URI (`{type: "resource", resource: {uri, text | blob}}`): what a `resources/read` of that
+ * URI would return, handed to the model without one. When a deny rule refuses that read (a
+ * `Read(**\/.env)` under a search tool's answer embedding `file:///w/.env`), the block is replaced by
+ * a text saying what was withheld and why; the rest of the answer is passed on (round 32 review
+ * P32-5; docs/threat-model.md). Deny rules only, not the mode: the call itself was let through, and
+ * a read outside the workspace "needs a rule" by the mode, not by anyone's word. A check that throws
+ * withholds (fail closed). Returns `blocks` itself when nothing is withheld.
+ */
+export function withheldEmbedded<T>(blocks: readonly T[], server: string, context: Pick<CallContext, 'inspectContext' | 'policy'>): readonly T[] {
+  let out: T[] | null = null;
+  for (let index = 0; index < blocks.length; index++) {
+    const uri = embeddedUri(blocks[index]);
+    if (uri === null) continue;
+    const why = deniedRead(server, uri, context);
+    if (why === null) continue;
+    (out ??= blocks.slice())[index] = { type: 'text', text: `mcp-latch withheld the resource ${escapeText(uri)} that ${escapeText(server)} embedded in its answer: ${escapeText(why)}. Its contents were not passed on.` } as T;
+  }
+  return out ?? blocks;
+}
+
+/** The URI of an embedded resource block, or null for any other block. */
+function embeddedUri(block: unknown): string | null {
+  if (typeof block !== 'object' || block === null || (block as { type?: unknown }).type !== 'resource') return null;
+  const resource = (block as { resource?: unknown }).resource;
+  const uri = typeof resource === 'object' && resource !== null ? (resource as { uri?: unknown }).uri : undefined;
+  return typeof uri === 'string' ? uri : '';
+}
+
+/** Why a read of `uri` is refused by a deny rule (or cannot be checked), or null. */
+function deniedRead(server: string, uri: string, context: Pick<CallContext, 'inspectContext' | 'policy'>): string | null {
+  try {
+    const decision = decide(inspectResourceRead(server, uri, context.inspectContext(), lazyDigest(server, 'resources/read', { uri })), context.policy());
+    return decision.verdict === 'deny' && decision.by !== 'mode' ? decision.reason : null;
+  } catch (error) {
+    return `mcp-latch could not check a read of it (${error instanceof Error ? error.message : String(error)})`;
+  }
+}

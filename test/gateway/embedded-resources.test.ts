@@ -1,0 +1,57 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, expect, test } from 'vitest';
+import { ROOT, startGateway, tempDir, type Harness } from '../helpers/gateway.js';
+
+/**
+ * An embedded resource in a server's answer (a tools/call result, a prompt's messages) that a deny
+ * rule refuses to read is withheld, the rest passed on (round 32 review P32-5; docs/threat-model.md,
+ * "Round 32: the review of round 31 (gateway)"). Before, a search tool allowed by `mcp__files`
+ * answered with `w/secret/id`'s contents embedded under its file: URI, past `deny: Read(w/secret/**)`,
+ * and the model read them. The built gateway, the SDK Client, url-files-server.mjs's `search` tool and
+ * `found` prompt (every file holding the text, embedded).
+ */
+const SERVER = join(ROOT, 'test/fixtures/url-files-server.mjs');
+
+let harness: Harness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+async function start(): Promise<{ h: Harness; secret: string; open: string }> {
+  const dir = tempDir('embedded-');
+  // The server searches proj/ only (its directory); the config, the audit and its log are beside it.
+  const proj = join(dir, 'proj');
+  mkdirSync(join(proj, 'secret'), { recursive: true });
+  writeFileSync(join(proj, 'secret', 'id'), 'KEY=SECRET-KEY\n');
+  writeFileSync(join(proj, 'notes.txt'), 'where is the KEY?\n');
+  const h = await startGateway(
+    { mcpServers: { files: { command: process.execPath, args: [SERVER], cwd: proj, env: { URL_FILES_LOG: join(dir, 'server.jsonl') } } }, workspace: [proj], permissions: { allow: ['mcp__files'], deny: [`Read(${join(proj, 'secret')}/**)`] } },
+    { dir },
+  );
+  harness = h;
+  return { h, secret: pathToFileURL(join(proj, 'secret', 'id')).href, open: pathToFileURL(join(proj, 'notes.txt')).href };
+}
+
+test("a tool's result: the embedded resource a deny rule refuses is withheld naming the rule; the others pass", { timeout: 60_000 }, async () => {
+  const { h, secret, open } = await start();
+  const result = await h.client.callTool({ name: 'files__search', arguments: { text: 'KEY' } });
+  const content = result.content as Array<{ type: string; text?: string; resource?: { uri: string; text?: string } }>;
+  // Before: the second block was {type: "resource", resource: {uri: <secret>, text: "KEY=SECRET-KEY\n"}}.
+  expect(JSON.stringify(content)).not.toContain('SECRET-KEY');
+  expect(content[0]).toEqual({ type: 'text', text: 'Found:' });
+  expect(content[1]).toMatchObject({ type: 'resource', resource: { uri: open, text: 'where is the KEY?\n' } });
+  expect(content[2]!.type).toBe('text');
+  expect(content[2]!.text).toContain(`mcp-latch withheld the resource ${secret} that files embedded in its answer`);
+  expect(content[2]!.text).toContain('Read(');
+});
+
+test("a prompt's messages: the same", { timeout: 60_000 }, async () => {
+  const { h, secret } = await start();
+  const prompt = await h.client.getPrompt({ name: 'files__found', arguments: { text: 'SECRET' } });
+  expect(JSON.stringify(prompt)).not.toContain('SECRET-KEY');
+  expect(prompt.messages).toHaveLength(1);
+  expect(prompt.messages[0]!.content).toMatchObject({ type: 'text', text: expect.stringContaining(`mcp-latch withheld the resource ${secret}`) });
+});
