@@ -71,6 +71,8 @@ interface LiveSession {
   idle: NodeJS.Timeout | null;
   /** The `Authorization` of the request that holds its event stream (GET /mcp), checked again later (recheckStreams). */
   stream: { authorization: string | undefined } | null;
+  /** The `Authorization` of its latest request: once the config no longer accepts it, the session is closed (recheckStreams). */
+  authorization: string | undefined;
   /** Its open responses, and what they hold for the client to read (session-output.ts). */
   output: SessionOutput;
 }
@@ -93,6 +95,8 @@ interface ModernChannel {
   idle: NodeJS.Timeout | null;
   /** Its open responses (each request's, each listen's): what they hold unread counts against http.maxUnreadMBPerUser (modernOverUnread). */
   responses: Set<ServerResponse>;
+  /** Its open requests' responses, each with the `Authorization` it came with: ended once the config no longer accepts it (recheckStreams). */
+  requests: Map<ServerResponse, string | undefined>;
   /** Settles once the upstream session is connected to the pipe. */
   ready: Promise<void>;
 }
@@ -262,6 +266,17 @@ export class TeamGateway {
    */
   private async recheckStreams(): Promise<void> {
     for (const session of [...this.sessions.values()]) {
+      // Security: a credential the config no longer accepts (a leaked token removed, a member removed) closes what it
+      // opened: until round 32 only its event stream ended, and the calls its holder had made kept waiting, for the
+      // person's approver to allow and run (round 32 review, T32-3). An OAuth token past exp does not: its client
+      // renews it and goes on in the same session.
+      if (await this.revoked(session.authorization, session.user)) {
+        if (this.sessions.get(session.id) !== session) continue;
+        this.core.logger.warn({ user: session.user, session: session.id }, 'client session closed: the credential it last used is no longer accepted (removed from the config, or its user no longer a member); its waiting calls are withdrawn and will not run');
+        session.output.endAll();
+        void session.transport.close();
+        continue;
+      }
       const stream = session.stream;
       if (!stream) continue;
       if ((await this.currentUser(stream.authorization)) === session.user || session.stream !== stream) continue;
@@ -270,12 +285,30 @@ export class TeamGateway {
       session.transport.closeStandaloneSSEStream();
     }
     for (const channel of [...this.modern.values()]) {
+      for (const [res, authorization] of [...channel.requests]) {
+        if (!(await this.revoked(authorization, channel.user)) || !channel.requests.has(res)) continue;
+        this.core.logger.warn({ user: channel.user, session: channel.id }, 'an MCP 2026-07-28 request ended: the credential it came with is no longer accepted (removed from the config, or its user no longer a member); its call is withdrawn and will not run');
+        // Closing the POST cancels the request (handleModern): a call waiting for a person is withdrawn.
+        res.destroy();
+      }
       for (const listen of [...channel.listens]) {
         if ((await this.currentUser(listen.authorization)) === channel.user || !channel.listens.has(listen)) continue;
         this.core.logger.info({ user: channel.user, session: channel.id }, "subscriptions/listen stream ended: the credential that opened it is no longer accepted (revoked or expired); the client's next request needs a valid one");
         listen.end();
       }
     }
+  }
+
+  /**
+   * Whether the config no longer accepts `authorization` for `user` at /mcp: removed, its user no
+   * longer a member, now another user's or an approver's (identity.ts `revoked`). Not when it lapsed
+   * (an OAuth token past exp, the issuer unreachable): that ends streams only.
+   */
+  private async revoked(authorization: string | undefined, user: string): Promise<boolean> {
+    if (!this.authenticator.configured()) return !this.secret?.accepts(authorization);
+    const result = await this.authenticator.authenticate(authorization);
+    if ('identity' in result) return result.identity.user !== user || result.identity.role === 'approver';
+    return result.revoked === true;
   }
 
   /** The user an Authorization header names now, for a request to /mcp (an approver's credential names none there). */
@@ -417,6 +450,7 @@ export class TeamGateway {
     if (named) {
       // It may have ended while its body was read.
       if (this.sessions.get(named.id) !== named) return notFound();
+      named.authorization = req.headers.authorization;
       this.track(named, res);
       named.output.add(res, requestIds(body), req.method === 'GET');
       if (req.method === 'GET') this.holdsStream(named, req, res);
@@ -434,7 +468,7 @@ export class TeamGateway {
       this.core.logger.warn({ user: identity.user, limit: full.key }, full.message);
       return json(res, full.status, { jsonrpc: '2.0', error: { code: -32000, message: full.message }, id: (body as { id?: string | number }).id ?? null });
     }
-    const session = this.open(identity);
+    const session = this.open(identity, req.headers.authorization);
     this.track(session, res);
     session.output.add(res, requestIds(body));
     await session.transport.handleRequest(req, escapingLineSeparators(res), body);
@@ -466,6 +500,8 @@ export class TeamGateway {
     if (body.method === 'subscriptions/listen') return this.serveListen(req, res, identity, channel, body, id, refuse);
     this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
     this.heldUnread(channel, res);
+    channel.requests.set(res, req.headers.authorization);
+    res.once('close', () => channel.requests.delete(res));
     await channel.ready;
     const stream = new RequestStream(res, acceptsStream(req), () => messageBytes(this.core.config()), (text) => this.core.logger.warn({ user: identity.user, limit: 'limits.messageMB' }, text), () => this.modernOverUnread(channel, res));
     await new Promise<void>((resolve) => {
@@ -568,7 +604,7 @@ export class TeamGateway {
       void grants.end();
     };
     transport.onrefused = (uri, message) => this.core.logger.warn({ user: identity.user, uri, error: message }, 'a subscriptions/listen named a resource its server would not subscribe to: its updates will not come');
-    const channel: ModernChannel = { id, user: identity.user, transport, listens: new Set(), upstream, room, grants, open: 0, idle: null, responses: new Set(), ready: upstream.connect(transport) };
+    const channel: ModernChannel = { id, user: identity.user, transport, listens: new Set(), upstream, room, grants, open: 0, idle: null, responses: new Set(), requests: new Map(), ready: upstream.connect(transport) };
     this.modern.set(key, channel);
     this.core.logger.info({ user: identity.user, session: id }, 'client session opened for MCP 2026-07-28 requests (no initialize)');
     return channel;
@@ -668,7 +704,7 @@ export class TeamGateway {
   }
 
   /** A new MCP session for this user: its own upstream Server, latch and waiting room. */
-  private open(identity: Identity): LiveSession {
+  private open(identity: Identity, authorization: string | undefined): LiveSession {
     const id = randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     const { room, grants, upstream } = this.upstreamFor(identity, id);
@@ -679,7 +715,7 @@ export class TeamGateway {
     );
     // Before the upstream Server connects: every message it sends goes through the guard.
     output.guard(transport);
-    const session: LiveSession = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null, stream: null, output };
+    const session: LiveSession = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null, stream: null, authorization, output };
     this.sessions.set(id, session);
     transport.onclose = () => {
       this.sessions.delete(id);

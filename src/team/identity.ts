@@ -6,6 +6,10 @@ import type { Identity } from './store.js';
 import { IssuerKeys, KeysUnreachable } from './issuer-keys.js';
 
 /**
+ * `revoked`: the refusal is the config's (a token not in http.tokens, a user no longer a member, a
+ * client no longer allowed), not time's or the network's (an OAuth token past `exp`, the issuer's keys
+ * unreachable): the sessions and requests a revoked credential opened are closed (docs/team.md#identity).
+ *
  * Who is calling a team gateway (docs/team.md#identity): a bearer token from `http.tokens`, found
  * by its SHA-256 (the config never holds a token), or, in OAuth resource-server mode, a JWT access
  * token signed by a key of the issuer's JWKS, issued by `http.oauth.issuer` for this gateway
@@ -17,7 +21,7 @@ import { IssuerKeys, KeysUnreachable } from './issuer-keys.js';
  * its own client as the user (RFC 9068 §5), and its user must be a member when `oauth.members` or
  * `oauth.groups` is set (memberRefusal). The keys: issuer-keys.ts.
  */
-export type Authentication = { identity: Identity } | { refused: 'missing' | 'invalid'; detail: string };
+export type Authentication = { identity: Identity } | { refused: 'missing' | 'invalid'; detail: string; revoked?: true };
 
 /** Clock skew allowed between the issuer and this machine, for `exp`, `nbf` and `iat`. */
 const CLOCK_TOLERANCE_SECONDS = 30;
@@ -85,7 +89,8 @@ export class Authenticator {
     // an approver token, or any user once oauth.approveScope is set (round 20 review, T20-3: it answered then).
     if (known) return { identity: { user: known.user, role: known.role, approves: known.role === 'approver' || !this.hasApprover(known.user) } };
     if (http?.oauth && token.split('.').length === 3) return this.verifyJwt(token, http.oauth);
-    return { refused: 'invalid', detail: 'unknown token' };
+    // The operator's decision (a token removed, or never configured): what a revoked token opened is closed (T32-3).
+    return { refused: 'invalid', detail: 'unknown token', revoked: true };
   }
 
   private async verifyJwt(token: string, oauth: NonNullable<HttpConfig['oauth']>): Promise<Authentication> {
@@ -110,14 +115,14 @@ export class Authenticator {
         return { refused: 'invalid', detail: typ };
       }
       const client = clientRefusal(payload, oauth.clients, oauth.userClaim);
-      if (client) return { refused: 'invalid', detail: client };
+      if (client) return { refused: 'invalid', detail: client, revoked: true };
       const user = payload[oauth.userClaim];
       if (typeof user !== 'string' || !USER_ID.test(user)) return { refused: 'invalid', detail: `the token's "${oauth.userClaim}" claim is not a user id` };
       // Security: with members or groups set, a token of the issuer for this audience is not enough (round 32 review, T32-2).
       const member = memberRefusal(payload, user, oauth);
       if (member) {
         this.warnOnce('member', { key: 'http.oauth.members', user }, `an OAuth token signed by the issuer was refused: ${member} (docs/team.md#identity)`);
-        return { refused: 'invalid', detail: member };
+        return { refused: 'invalid', detail: member, revoked: true };
       }
       if (oauth.approveScope !== undefined) {
         const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];

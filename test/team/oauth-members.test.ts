@@ -86,7 +86,7 @@ describe('serve --http with http.oauth.members and http.oauth.groups', () => {
       await eventually(() => expect(reloads()).toBeGreaterThan(before), 20_000);
       await expect(bob.client.callTool({ name: 'every__echo', arguments: { message: 'after' } })).rejects.toThrow();
       expect((await team.api('/api/me', await token('bob'))).status).toBe(401);
-      await eventually(() => expect(team.stderr()).toMatch(/"user":"bob".*event stream ended: the credential that opened it is no longer accepted/), 20_000);
+      await eventually(() => expect(team.stderr()).toMatch(/"user":"bob".*(event stream ended: the credential that opened it|client session closed: the credential it last used) is no longer accepted/), 20_000);
       expect((await team.api('/api/me', await token('alice'))).status).toBe(200);
     } finally {
       await bob.close();
