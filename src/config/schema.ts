@@ -298,6 +298,10 @@ export function configSchemas({ lazySections = false }: { lazySections?: boolean
     tokens: z.array(HttpTokenSchema).default([]).describe('Bearer tokens, stored as SHA-256 hashes, each mapped to a user id.'),
     oauth: OAuthSchema.optional().describe('OAuth 2.1 resource-server mode: JWT access tokens checked against the issuer\'s JWKS.'),
     resource: z.url().optional().describe('This gateway\'s MCP URL as clients reach it (behind a proxy); defaults to http://HOST:PORT/mcp.'),
+    allowPlainHttp: z
+      .boolean()
+      .default(false)
+      .describe('Listen on an address beyond loopback though http.resource is not an https: URL: every token and call then crosses the network in clear. Only on a network you trust; else put a TLS proxy in front and set http.resource to its https: URL.'),
     allowedHosts: z.array(z.string().min(1)).default([]).describe('Host header values accepted besides the bound address (DNS-rebinding protection).'),
     allowedOrigins: z.array(z.string().min(1)).default([]).describe('Origin header values accepted (browsers); none by default besides the gateway\'s own.'),
     sessionIdleSeconds: z

@@ -182,6 +182,15 @@ export class TeamGateway {
     const loopback = isLoopback(host);
     const probe = new Authenticator(() => this.core.config().http, '');
     if (!loopback && !probe.configured()) throw usage(`refusing to listen on ${host}: it is not a loopback address and no authentication is configured (http.tokens or http.oauth; docs/team.md)`);
+    // Security: beyond loopback the gateway speaks plain HTTP: whoever is on the network path would read every member's
+    // bearer token (their approver token too) and every call (round 32 review, T32-4: nothing said so).
+    const http = this.core.config().http;
+    const overTls = http.resource !== undefined && new URL(http.resource).protocol === 'https:';
+    if (!loopback && !overTls) {
+      const why = `the gateway speaks plain HTTP, so every member's token (their approver token too), every call and every answer would cross the network in clear for anyone on it to take`;
+      if (!http.allowPlainHttp) throw usage(`refusing to listen on ${host}: ${why}; put a TLS proxy in front and set http.resource to its https: URL (docs/team.md#two-replicas), or set http.allowPlainHttp on a network you trust`);
+      this.core.logger.warn({ host, key: 'http.allowPlainHttp' }, `listening on ${host} with http.allowPlainHttp: ${why}`);
+    }
     if (!probe.configured()) this.secret = LocalSecret.create(httpSecretFile(this.options.config.path));
     await new Promise<void>((resolve, reject) => {
       this.http.once('error', (error: NodeJS.ErrnoException) => {
