@@ -12,7 +12,7 @@ import { isPlainObject } from './values.js';
  *   `curl -u user:pass`), `Bearer`/`Basic` credentials, and well-known token shapes.
  * The person's prompt shows the call as it is: this is for records at rest only.
  */
-const SECRET_KEY = /(?:token|passw(?:or)?d|secret|api[-_]?key|authorization|auth|credential|private[-_]?key|cookie|session[-_]?id|bearer)|(?:pass|pwd|passphrase|passcode|creds|sig|signature|(?:access|signing|encryption|master|client|app|license|ssh|account)[-_]?key)$|(?:^|[-_.])(?:pin|otp|totp|mfa)(?:[-_]?code)?$/i;
+const SECRET_KEY = /(?:token|passw(?:or)?d|secret|api[-_]?key|authorization|auth|credential|private[-_]?key|cookie|session[-_]?id|bearer)|(?:pass|pwd|passphrase|passcode|creds|sig|signature|jwt|(?:access|signing|encryption|master|client|app|license|ssh|account)[-_]?key|key[-_]?data)$|(?:^|[-_.])(?:pin|otp|totp|mfa|pat)(?:[-_]?code)?$/i;
 /** Keys whose every value is a secret when they hold an object or a list. */
 const ALL_VALUES = /^(?:env|environment|headers)$/i;
 /** Either of the above: one test per key on the path with nothing to redact. */
@@ -81,9 +81,11 @@ function isSecretKey(key: string): boolean {
  * (`SECRET_KEY_BASE`, `GITHUB_TOKEN_PROD`, `DB_PASSWORD_OLD`, `PASSWORD1`, `API_KEY_2`: round 18
  * review, L4): ends rather than contains, and a listed suffix rather than any, so `token_count` or
  * `author` are kept. `nonce` is for the approval page's one-time links (`?nonce=…`,
- * approval-page/link.ts; round 19).
+ * approval-page/link.ts; round 19). Round 32 (review S32-5): `jwt`, a personal access token's `pat`
+ * as a word of its own (`GH_PAT`, not `compat`), and kubeconfig's `client-key-data` (a private
+ * key, base64).
  */
-const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|sig(?:nature)?|auth(?:orization)?|credentials?|creds|cookie|session[-_.]?id|nonce)(?:[-_.]?(?:prod|production|dev|development|test|testing|live|old|new|base|stage|staging|qa|local|v?\d{1,3}))?$/i;
+const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key(?:[-_.]?data)?|sig(?:nature)?|auth(?:orization)?|credentials?|creds|cookie|session[-_.]?id|nonce|jwt|(?<![a-z0-9])pat)(?:[-_.]?(?:prod|production|dev|development|test|testing|live|old|new|base|stage|staging|qa|local|v?\d{1,3}))?$/i;
 
 /**
  * Text that may hold something `redactText` replaces, in two tests. Every recogniser below needs one
@@ -108,7 +110,7 @@ const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AI
  */
 const PROSE_TRIGGER = /pass|secret|token|api[ \t]key|pin[ \t]|cryptsetup|kinit/i;
 /** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
-const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|openssl|mosquitto|cqlsh|twine|user(?:add|mod)|doctl|lftp|rabbitmq|psk|sudo|cryptsetup|https?[ \t]|xhs?[ \t]|bw[ \t]|hv[sbr]\.|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce|pin[ \t_-]|kinit/i;
+const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|openssl|mosquitto|cqlsh|twine|user(?:add|mod)|doctl|lftp|rabbitmq|psk|sudo|cryptsetup|https?[ \t]|xhs?[ \t]|bw[ \t]|hv[sbr]\.|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce|pin[ \t_-]|kinit|jwt|pat['"]?[ \t]*[=:]|[?&#]code=|oauth_verifier|ticket=|private-lines|gl[a-z]{2,5}-|whsec_|gocspx-/i;
 
 /** PEM private keys (RFC 7468; OpenSSH's and OpenPGP's armour alike): the body to the END line, or to the end of a cut text. */
 const PEM = /(-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)[\s\S]*?(?:(-----END \2-----)|$)/g;
@@ -123,6 +125,12 @@ const USERINFO = /\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)([^\s/?#@:'"]*):([^\s/?#@
 const USER_TOKEN = /\b((?:[A-Za-z][A-Za-z0-9+.-]{0,31}\+)?(?:https?|ftps?|wss?):\/\/)(?=[A-Za-z_-]{0,200}\d)(?=[\d_-]{0,200}[A-Za-z])([\w-]{16,200})@/g;
 /** A name, maybe quoted, then `=` or `:`: each is looked at, and the value after a secret name replaced (see redactNamed). */
 const NAMED = /(?<![\w.-])(\\?["']?)(-{0,2}[A-Za-z_][\w.-]{0,63})\1[ \t]{0,16}([:=])[ \t]*/g;
+/**
+ * Names that are a secret's as a URL's query or fragment parameter only (`?code=…`, `&ticket=…`):
+ * OAuth 2.0's authorization code (RFC 6749 §4.1.2) and OAuth 1.0a's `oauth_verifier` (RFC 5849
+ * §2.2), CAS's service `ticket`. As any other name (`exit code=1`) they are kept (round 32 review, S32-5).
+ */
+const QUERY_SECRET = /^(?:code|oauth_verifier|ticket)$/i;
 /** HTTP authentication schemes (RFC 9110 §11, IANA's registry): kept before the redacted credentials. */
 const SCHEME = /^(?:Bearer|Basic|Digest|Token|Negotiate|NTLM|OAuth|HOBA|Mutual|SCRAM-SHA-\d+|AWS4-HMAC-SHA256)[ \t]+(?=\S)/i;
 /** A long option with a secret name and its value as the next word: `--password hunter2`, `--api-key k` (a redirection, `--with-token <<< T`, is no value: redactStdin reads it). */
@@ -246,11 +254,14 @@ const BASIC = /\b(Basic)[ \t]+([A-Za-z0-9+/]+=*)/gi;
  * (`shpat_`, `shpss_`, `shpca_`, `shppa_`), DigitalOcean (`dop_v1_`, `doo_v1_`, `dor_v1_`); Hugging
  * Face (`hf_` + letters and digits, so `hf_hub_download` is kept), PyPI (`pypi-` + 40 or more),
  * Google OAuth access tokens (`ya29.`), SendGrid (`SG.` + 22 `.` + 43), HashiCorp Vault (`hvs.`,
- * `hvb.`, `hvr.`; round 29); and the gateway's own team
+ * `hvb.`, `hvr.`; round 29); round 32 (review S32-5): GitLab's other tokens (`gloas-`, `gldt-`, `glrt-`,
+ * `glcbt-`, `glptt-`, `glft-`, `glimt-`, `glagent-`, `glsoat-`, `glffct-`: its "Token prefixes"), Stripe
+ * webhook secrets (`whsec_`), Google OAuth client secrets (`GOCSPX-`), age identities
+ * (`AGE-SECRET-KEY-1` + bech32); and the gateway's own team
  * tokens (`mlt_`, team/identity.ts newToken) and an HTTP run's secret (`mls_`, team/local-secret.ts;
  * round 19).
  */
-const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|ml[st]_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64}|(hv[sbr]\.)[\w-]{20,})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|ml[st]_|gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|whsec_|GOCSPX-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64}|(hv[sbr]\.)[\w-]{20,}|(AGE-SECRET-KEY-1)[02-9AC-HJ-NP-Z]{20,})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
 /**
  * A secret named in a sentence (round 31 review S31-3): `my password is P`, `the secret was "P Q"`,
  * `api key is K`, `my PIN is 4821`, `use token T`, `-H 'X-Api-Key K'`. NAMED needs `=` or `:` after the
@@ -289,6 +300,13 @@ function proseRedacted(all: string, before: string, value: string): string {
  * the quoted header after a secret's name.
  */
 const HEADER_SPACED = /((?:^|[ \t])(?:-H|--header)(?:[ \t]+|=)(["']))([A-Za-z][\w-]{0,63})([ \t]+)([^"'\n]+)\2/g;
+
+/**
+ * A PuTTY private key file (PPK, versions 2 and 3): its `Private-Lines: N` header, then N lines of
+ * base64, the private key, unencrypted with `Encryption: none` (round 32 review, S32-5). PEM's
+ * BEGIN/END lines are not there.
+ */
+const PPK_PRIVATE = /(Private-Lines:[ \t]*\d{1,4}[ \t]*\r?\n)((?:[A-Za-z0-9+/=]+(?:\r?\n|$))+)/g;
 
 /** A JSON Web Token (RFC 7519: base64url of `{"…` is `eyJ`), whole or cut after its payload. */
 const JWT = /(?<![\w-])eyJ[\w-]*\.eyJ[\w-]*(?:\.[\w-]*)?/g;
@@ -414,6 +432,7 @@ function redactJoined(text: string): string {
   let out = text;
   if (out.includes('-----BEGIN')) out = out.replace(PEM, (_all, begin: string, _label, end: string | undefined) => `${begin}${REDACTED}${end ?? ''}`);
   out = out.replace(USERINFO, `$1$2:${REDACTED}@`);
+  if (out.includes('Private-Lines:')) out = out.replace(PPK_PRIVATE, (_all, head: string, body: string) => `${head}${REDACTED}${body.endsWith('\n') ? '\n' : ''}`);
   if (STDIN_WORDS.some((word) => out.includes(word))) out = redactStdin(out);
   if (out.includes('GIT_CONFIG_VALUE_')) out = redactGitConfigEnvironment(out);
   out = redactNamed(out);
@@ -836,7 +855,7 @@ function redactNamed(text: string): string {
     const [whole, , name, separator] = match as unknown as [string, string, string, string];
     let start = match.index + whole.length;
     // `https://…`: a scheme, not a name.
-    if (!SECRET_NAME.test(name) || (separator === ':' && text.startsWith('//', start))) continue;
+    if (!(SECRET_NAME.test(name) || (separator === '=' && QUERY_SECRET.test(name) && QUERY_START.has(text[match.index - 1]!))) || (separator === ':' && text.startsWith('//', start))) continue;
     const scheme = SCHEME.exec(text.slice(start, start + 40));
     if (scheme) start += scheme[0].length;
     const end = valueEnd(text, start, separator);
@@ -849,6 +868,9 @@ function redactNamed(text: string): string {
   }
   return copied === 0 ? text : out + text.slice(copied);
 }
+
+/** What stands before a query or fragment parameter's name. */
+const QUERY_START: ReadonlySet<string> = new Set(['?', '&', '#']);
 
 /** Where the value starting at `start` ends: its closing quote, else the line (after `:`) or the word (after `=`). */
 function valueEnd(text: string, start: number, separator: string): number {

@@ -219,6 +219,18 @@ describe('redactText: secrets inside a string', () => {
     ['cryptsetup luksOpen, echo before a pipe', 'echo LuksPw38 | cryptsetup luksOpen /dev/sdb1 vault', 'echo [redacted] | cryptsetup luksOpen /dev/sdb1 vault'],
     ['gh secret set NAME and wrangler secret put NAME, no trigger character', 'gh secret set DEPLOYKEY <<< GhSecret39; printf CfSecret40 | wrangler secret put APIKEY', 'gh secret set DEPLOYKEY <<< [redacted]; printf [redacted] | wrangler secret put APIKEY'],
     ['kinit, echo before a pipe', 'echo KrbPw41 | kinit alice', 'echo [redacted] | kinit alice'],
+    // Round 32 review S32-5, each kept in clear before. RFC 6749 §4.1.2: the redirect carries `code`
+    // (and RFC 5849 §2.2 `oauth_verifier`); CAS's service `ticket`; as a query or fragment parameter only.
+    ['an OAuth authorization code in a redirect URL', 'GET https://app.example/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz#oauth_verifier=hfdp7dh39dks9884&ticket=ST-1-abc', 'GET https://app.example/cb?code=[redacted]&state=xyz#oauth_verifier=[redacted]&ticket=[redacted]'],
+    ['`code` that is no URL parameter is kept', 'exit code=1; error code: 42; https://x.example/a?codec=h264&q=code', 'exit code=1; error code: 42; https://x.example/a?codec=h264&q=code'],
+    // A personal access token named so, a JWT by its name, kubeconfig's client key (base64 of a PEM key).
+    ['GH_PAT=, a jwt=, client-key-data:', 'GH_PAT=K9aZ2kLmq7xW GITLAB_PAT=glq7 x?jwt=abc.def\n    client-key-data: LS0tLS1CRUdJTg==', 'GH_PAT=[redacted] GITLAB_PAT=[redacted] x?jwt=[redacted]\n    client-key-data: [redacted]'],
+    ['a name that only ends in `pat` is kept', 'COMPAT=1 spat=2 --pattern=x', 'COMPAT=1 spat=2 --pattern=x'],
+    // PuTTY's PPK format (puttygen's "PPK file format" appendix): `Private-Lines: N` then N lines of base64.
+    ['a PuTTY private key', 'PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me\nPublic-Lines: 2\nAAAAC3Nz\nAAAAIPub\nPrivate-Lines: 1\nAAAAIHprivkeybase64==\nPrivate-MAC: 8a1b', 'PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me\nPublic-Lines: 2\nAAAAC3Nz\nAAAAIPub\nPrivate-Lines: 1\n[redacted]\nPrivate-MAC: 8a1b'],
+    // Issuers' documented prefixes: GitLab's "Token prefixes", Stripe's webhook signing secret, Google's
+    // OAuth client secret, age's X25519 identity (age-encryption.org/v1: bech32, upper case).
+    ['GitLab, Stripe webhook, Google client secret, age tokens', 'gldt-ZyxW9876abcdEFGH glrt-t1_AbCdEf012345 whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw GOCSPX-1a2B3c4D5e6F7g8H9i AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQ', 'gldt-[redacted] glrt-[redacted] whsec_[redacted] GOCSPX-[redacted] AGE-SECRET-KEY-1[redacted]'],
   ];
   test.each(cases)('%s', (_source, text, recorded) => {
     expect(redactText(text)).toBe(recorded);
