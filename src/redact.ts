@@ -1,3 +1,4 @@
+import { head } from './code-points.js';
 import { isPlainObject } from './values.js';
 
 /**
@@ -380,7 +381,8 @@ const ELEMENT_OPEN = /^<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]{0,200})?>[^<]*$/;
  */
 export function redactedStart(text: string, limit: number): string {
   const start = splitWordStart(text, limit);
-  const kept = text.slice(0, limit);
+  // Not half of a character past U+FFFF (round 32 review S32-2; src/code-points.ts).
+  const kept = head(text, limit);
   if (start === -1) return redactText(kept);
   let end = limit;
   while (end < text.length && end < limit + SPLIT_WORD_READ && !WORD_END.has(text[end]!)) end += 1;

@@ -324,7 +324,7 @@
   function argsSection(item) {
     // JSON text: only what JSON leaves raw is escaped (no doubled backslashes before every quote).
     var json = esc.escapeJson(item.args);
-    var text = el('span', 'value', [json.length <= MAX_ARGS_SHOWN ? json : json.slice(0, MAX_ARGS_SHOWN) + '\u2026 (' + (json.length - MAX_ARGS_SHOWN) + ' more characters)']);
+    var text = el('span', 'value', [esc.cutShown(json, MAX_ARGS_SHOWN)]);
     var children = [heading(3, 'Arguments'), el('pre', 'args', [el('code', null, [text])])];
     if (item.argsMore > 0) children.push(el('p', 'more', ['(' + item.argsMore + ' more characters not sent to this page)']));
     return el('section', 'arguments', children);

@@ -32,10 +32,35 @@
     });
   }
 
+  // Where a head of a shown (escaped) text cut at `at` ends (escape.ts shownEnd): before the
+  // character past U+FFFF or the escape ("\u202e") the cut would split, so it shows neither U+FFFD
+  // nor "\u20" (round 32 review S32-2). Every lone backslash of a shown text begins an escape.
+  var ESCAPE_AT = /\\(?:x[0-9a-f]{2}|u\{[0-9a-f]{1,6}\}|u[0-9a-f]{4}|[\\nrtbf"/])/y;
+  function shownEnd(shown, at) {
+    if (at >= shown.length) return shown.length;
+    var end = at;
+    var before = shown.charCodeAt(end - 1);
+    var after = shown.charCodeAt(end);
+    if (before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff) end -= 1;
+    var slash = shown.lastIndexOf('\\', end - 1);
+    if (slash < 0 || slash < end - 10) return end;
+    var run = slash;
+    while (run > 0 && shown[run - 1] === '\\') run -= 1;
+    if ((slash - run) % 2 === 1) slash -= 1;
+    ESCAPE_AT.lastIndex = slash;
+    var escapeEnd = ESCAPE_AT.test(shown) ? ESCAPE_AT.lastIndex : slash + 1;
+    return slash < end && escapeEnd > end ? slash : end;
+  }
+
+  // A shown text cut at `max` characters (escape.ts cutShown), with the count of the rest.
+  function cutShown(shown, max) {
+    if (shown.length <= max) return shown;
+    var end = shownEnd(shown, max);
+    return shown.slice(0, end) + '\u2026 (' + (shown.length - end) + ' more characters)';
+  }
+
   function escapeTruncated(text, max) {
-    var escaped = escapeText(text);
-    if (escaped.length <= max) return escaped;
-    return escaped.slice(0, max) + '\u2026 (' + (escaped.length - max) + ' more characters)';
+    return cutShown(escapeText(text), max);
   }
 
   // True when nothing but backslashes would be escaped (rule strings offered as choices are checked so).
@@ -101,5 +126,5 @@
     return runs;
   }
 
-  scope.mcpLatchEscape = Object.freeze({ escapeText: escapeText, escapeJson: escapeJson, escapeTruncated: escapeTruncated, escapeRuns: escapeRuns, isPlainText: isPlainText, escapeName: escapeName, escapeNameRuns: escapeNameRuns });
+  scope.mcpLatchEscape = Object.freeze({ escapeText: escapeText, escapeJson: escapeJson, escapeTruncated: escapeTruncated, cutShown: cutShown, escapeRuns: escapeRuns, isPlainText: isPlainText, escapeName: escapeName, escapeNameRuns: escapeNameRuns });
 })(globalThis);

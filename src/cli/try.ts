@@ -11,6 +11,7 @@ import { isPlainObject } from '../values.js';
 import { VERSION } from '../version.js';
 import { createTerminal, type Terminal } from './terminal.js';
 import { escapeText } from '../latch/escape.js';
+import { head } from '../code-points.js';
 
 /**
  * `mcp-latch try`: a terminal MCP client for people. It starts the gateway on a config, lists the
@@ -94,7 +95,7 @@ function printParameters(tool: Tool, terminal: Terminal): void {
   for (const name of names) {
     const property = properties[name] ?? {};
     const type = typeof property.type === 'string' ? property.type : Array.isArray(property.type) ? property.type.join('|') : 'any';
-    const description = typeof property.description === 'string' ? `  ${property.description.split('\n')[0]?.slice(0, 100) ?? ''}` : '';
+    const description = typeof property.description === 'string' ? `  ${head(property.description.split('\n')[0] ?? '', 100)}` : '';
     terminal.show(`  ${name} (${type}${required.has(name) ? ', required' : ''})${description}`);
   }
 }
@@ -122,7 +123,7 @@ function printTools({ tools, unavailable }: Listed, terminal: Terminal): void {
     const params = Object.keys(tool.inputSchema.properties ?? {});
     const required = new Set(tool.inputSchema.required ?? []);
     const shown = params.map((param) => (required.has(param) ? `${param}*` : param)).join(', ');
-    terminal.show(`  ${tool.name.padEnd(width)}  ${(tool.description ?? '').split('\n')[0]?.slice(0, 70) ?? ''}${shown ? `  (${shown})` : ''}`);
+    terminal.show(`  ${tool.name.padEnd(width)}  ${head((tool.description ?? '').split('\n')[0] ?? '', 70)}${shown ? `  (${shown})` : ''}`);
   }
   if (tools.some((tool) => (tool.inputSchema.required ?? []).length > 0)) terminal.print('(* required argument)');
   if (unavailable.length === 0) return;

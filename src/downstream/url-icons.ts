@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import { escapeText } from '../latch/escape.js';
 import type { ServerListing } from './listing.js';
+import { head } from '../code-points.js';
 
 /**
  * A server's listed icons given by URL are not listed to the client (gateway/listed-text.ts
@@ -25,7 +26,7 @@ export function noteUrlIcons(listing: ServerListing, server: string, logger: Log
       const src = (icon as { src?: unknown } | null)?.src;
       if (typeof src !== 'string' || src.startsWith('data:')) continue;
       count += 1;
-      first ??= src.slice(0, 200);
+      first ??= head(src, 200);
     }
   }
   if (first === undefined) {

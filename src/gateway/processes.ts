@@ -15,6 +15,7 @@ import { isSafeCommand } from '../policy/safe.js';
 import { POSIX_SHELLS } from '../programs.js';
 import type { ProcessView } from '../subjects/inspect.js';
 import type { ProcessUse } from '../subjects/profiles.js';
+import { head } from '../code-points.js';
 
 interface Started {
   session: string;
@@ -115,7 +116,7 @@ export class ProcessBook {
     if (use === 'ends') started!.delete(pid as number);
     if (use !== 'input' || entry.reads !== null) return;
     entry.busy = false;
-    if (result === null || !stillReading(facts?.commandInfo ?? null)) entry.reads = `a shell whose state or input reader an earlier line changed (${(facts?.commandInfo?.raw ?? '').slice(0, 60)})`;
+    if (result === null || !stillReading(facts?.commandInfo ?? null)) entry.reads = `a shell whose state or input reader an earlier line changed (${head(facts?.commandInfo?.raw ?? '', 60)})`;
   }
 }
 
@@ -132,7 +133,7 @@ function pidIn(result: CallToolResult): number | null {
 /** What reads the input of the process a start command made: null for a lone bash or sh reading commands (in a shell the model reads). */
 function startedReader(facts: CallFacts | null): string | null {
   const info = facts?.commandInfo ?? null;
-  const shown = `${(info?.raw ?? 'the started command').slice(0, 80)}`;
+  const shown = `${head(info?.raw ?? 'the started command', 80)}`;
   // A shell reading its input is 'interpreter' to the analyser (what it runs comes later): the lone segment below is all there is.
   if (facts?.kind !== 'command' || info === null || !info.parseOk || info.redirections.length > 0 || info.substitutions.length > 0 || info.segments.length !== 1) return shown;
   const segment = info.segments[0]!;

@@ -15,6 +15,7 @@ import { markedSampling } from './sampling.js';
 import { RESOURCE_UPDATES_PER_SECOND, UpdateRate } from './update-rate.js';
 import { shownQuestion, urlQuestionProblem } from './server-input.js';
 import { resolvedHostProblem } from './url-host.js';
+import { head } from '../code-points.js';
 
 /** What servers shared by many clients (HTTP) may ask: each request goes to the session whose call it serves, if that client can answer it. */
 export const SHARED_SERVER_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} } };
@@ -312,7 +313,7 @@ const MAX_LOGGED_WHY = 1_000;
 function refusalLog(logger: () => Logger): (server: string, kind: string, fields: { why?: string; limit?: number }, message: string) => void {
   const windows = new Map<string, { more: number }>();
   return (server, kind, fields, message) => {
-    const record = { server, ...fields, ...(fields.why !== undefined && fields.why.length > MAX_LOGGED_WHY ? { why: `${fields.why.slice(0, MAX_LOGGED_WHY)}… (${(fields.why.length - MAX_LOGGED_WHY).toLocaleString('en-US')} more characters)` } : {}) };
+    const record = { server, ...fields, ...(fields.why !== undefined && fields.why.length > MAX_LOGGED_WHY ? { why: `${head(fields.why, MAX_LOGGED_WHY)}… (${(fields.why.length - head(fields.why, MAX_LOGGED_WHY).length).toLocaleString('en-US')} more characters)` } : {}) };
     const key = `${server}\u0000${kind}`;
     const window = windows.get(key);
     if (window) {

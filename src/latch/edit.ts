@@ -1,6 +1,6 @@
 import type { Kind } from '../policy/types.js';
 import type { ToolClass } from '../subjects/kind.js';
-import { escapeJson, escapeText, escapeTruncated } from './escape.js';
+import { escapeJson, escapeText, escapeTruncated, shownEnd } from './escape.js';
 import { CONTENT_ARGS } from './file-change.js';
 
 /**
@@ -99,6 +99,7 @@ export function editSummary(edit: CallEdit): string {
 /** What the model is told when the edited call ran. */
 export function editNotice(edit: CallEdit): string {
   const ran = JSON.stringify(edit.args);
-  const shown = ran.length <= 1000 ? ran : `${ran.slice(0, 1000)}… (${ran.length - 1000} more characters)`;
+  const end = shownEnd(ran, 1000);
+  const shown = ran.length <= 1000 ? ran : `${ran.slice(0, end)}… (${ran.length - end} more characters)`;
   return `mcp-latch: the user changed this call before approving it (${editSummary(edit)}). The changed call ran, not the original; its arguments: ${escapeJson(shown)}`;
 }

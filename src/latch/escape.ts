@@ -1,3 +1,4 @@
+import { headEnd, splitsPair } from '../code-points.js';
 import { MAX_DEPTH } from '../values.js';
 
 /**
@@ -113,11 +114,52 @@ export function isPlainText(text: string): boolean {
   return escapeText(text.replace(/\\/g, '/')) === text.replace(/\\/g, '/');
 }
 
-/** Escapes and shortens, marking what was cut. */
+/** Escapes and shortens, marking what was cut (on a character's and an escape's boundary: shownEnd). */
 export function escapeTruncated(text: string, max: number): string {
   const escaped = escapeText(text);
   if (escaped.length <= max) return escaped;
-  return `${escaped.slice(0, max)}… (${escaped.length - max} more characters)`;
+  const end = shownEnd(escaped, max);
+  return `${escaped.slice(0, end)}… (${escaped.length - end} more characters)`;
+}
+
+/** One escape of escapeText or escapeJson (and JSON's own): `\xHH`, `\uHHHH`, `\u{H…}`, `\n`, `\\`, `\"`. */
+const ESCAPE_AT = /\\(?:x[0-9a-f]{2}|u\{[0-9a-f]{1,6}\}|u[0-9a-f]{4}|[\\nrtbf"/])/y;
+/** The longest escape (`\u{10ffff}`). */
+const LONGEST_ESCAPE = 10;
+
+/**
+ * Where the escape of a shown text (escapeText, escapeJson) that `at` falls inside begins and ends;
+ * null when `at` is between two. An escaped text's every lone backslash begins one (a backslash of
+ * the text is doubled), so the nearest before `at` is the one that may reach past it.
+ */
+function escapeAcross(shown: string, at: number): { start: number; end: number } | null {
+  const from = Math.max(0, at - LONGEST_ESCAPE);
+  let slash = shown.lastIndexOf('\\', at - 1);
+  if (slash < from) return null;
+  // Inside a run of backslashes, an odd one is the second of a pair (`\\`): it begins nothing.
+  let run = slash;
+  while (run > 0 && shown[run - 1] === '\\') run -= 1;
+  if ((slash - run) % 2 === 1) slash -= 1;
+  ESCAPE_AT.lastIndex = slash;
+  const end = ESCAPE_AT.test(shown) ? ESCAPE_AT.lastIndex : slash + 1;
+  return slash < at && end > at ? { start: slash, end } : null;
+}
+
+/**
+ * Where a head of a shown text cut at `at` ends: before the character past U+FFFF or the escape
+ * (`\u202e`) that `at` would split, so a cut shows neither U+FFFD nor `\u20` (round 32 review S32-2).
+ */
+export function shownEnd(shown: string, at: number): number {
+  if (at >= shown.length) return shown.length;
+  const end = headEnd(shown, at);
+  return escapeAcross(shown, end)?.start ?? end;
+}
+
+/** Where a tail of a shown text from `at` starts: after the character `at` would split, at the start of the escape it would. */
+function shownStart(shown: string, at: number): number {
+  if (at <= 0) return 0;
+  const start = splitsPair(shown, at) ? at + 1 : at;
+  return escapeAcross(shown, start)?.start ?? start;
 }
 
 /**
@@ -138,8 +180,9 @@ export function escapeShown(text: string, max: number, json = false, keepEnd = 0
   const shown = (json ? escapeJson(text) : escapeText(text)).replace(BLANK_RUN, (run) => `⟨${run.length} ${/^ +$/.test(run) ? 'spaces' : 'blank characters'}⟩`);
   if (keepEnd <= 0) return cutShown(shown, max);
   if (shown.length <= max) return { text: shown, cut: false };
-  const head = max - keepEnd;
-  return { text: `${shown.slice(0, head)}… (${shown.length - max} characters not shown) …${shown.slice(shown.length - keepEnd)}`, cut: true };
+  const head = shownEnd(shown, max - keepEnd);
+  const tail = shownStart(shown, shown.length - keepEnd);
+  return { text: `${shown.slice(0, head)}… (${tail - head} characters not shown) …${shown.slice(tail)}`, cut: true };
 }
 
 /**
@@ -148,7 +191,7 @@ export function escapeShown(text: string, max: number, json = false, keepEnd = 0
  */
 export function cutShown(shown: string, max: number): { text: string; cut: boolean } {
   if (shown.length <= max) return { text: shown, cut: false };
-  // A cut between the two halves of a character past U+FFFF would leave half of it: cut before it.
-  const end = /[\ud800-\udbff]/.test(shown[max - 1] ?? '') ? max - 1 : max;
+  // Not between the two halves of a character past U+FFFF, nor inside an escape: before it.
+  const end = shownEnd(shown, max);
   return { text: `${shown.slice(0, end)}… (${shown.length - end} more characters)`, cut: true };
 }

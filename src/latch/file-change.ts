@@ -5,6 +5,7 @@ import { decide, type CallFacts, type PolicyState } from '../policy/decide.js';
 import type { PathSubject } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
 import { escapeText } from './escape.js';
+import { head } from '../code-points.js';
 
 /**
  * What a write will change, shown before it changes: "creates a new file", "replaces a file of N
@@ -264,7 +265,7 @@ export function unifiedDiff(path: string, oldText: string, newText: string): { t
   }
   const kept = lines.slice(0, MAX_DIFF_LINES);
   const cutLines = kept.filter((line) => line.length > MAX_LINE).length;
-  const text = kept.map((line) => (line.length <= MAX_LINE ? line : `${line.slice(0, MAX_LINE)}… (${line.length - MAX_LINE} more characters)`)).join('\n');
+  const text = kept.map((line) => (line.length <= MAX_LINE ? line : `${head(line, MAX_LINE)}… (${line.length - head(line, MAX_LINE).length} more characters)`)).join('\n');
   return { text, more: Math.max(0, lines.length - MAX_DIFF_LINES), cutLines };
 }
 

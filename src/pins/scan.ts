@@ -1,4 +1,5 @@
 import type { Definition } from './definition.js';
+import { head } from '../code-points.js';
 
 /**
  * Known tool-poisoning patterns in what a server says about a tool: the description, the title, and
@@ -250,7 +251,7 @@ function around(text: string, index: number, length: number): string {
   const start = Math.max(0, index - 20);
   const end = Math.min(text.length, index + Math.max(length, 1) + 20);
   const excerpt = `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
-  return excerpt.length > MAX_EXCERPT ? `${excerpt.slice(0, MAX_EXCERPT)}…` : excerpt;
+  return excerpt.length > MAX_EXCERPT ? `${head(excerpt, MAX_EXCERPT)}…` : excerpt;
 }
 
 function codePoints(text: string): string {

@@ -20,6 +20,7 @@ import { BASH_SHELLS, POSIX_SHELLS } from '../programs.js';
 import type { Dialect } from './shell/dialect.js';
 import { isPlainObject } from '../values.js';
 import type { ServerIdentity } from './server-identity.js';
+import { head } from '../code-points.js';
 
 /** Directories a shell named by an absolute path must be in: a model-written `./bash` is a program of its own. */
 const SYSTEM_BIN = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/opt/homebrew/bin']);
@@ -80,12 +81,12 @@ export function commandShell(args: Record<string, unknown>, identity: ServerIden
 }
 
 function readShell(shell: unknown, from: string): ShellReading {
-  if (typeof shell !== 'string') return { problem: `Desktop Commander runs it in a shell given as ${JSON.stringify(shell)?.slice(0, 80)} (${from}), which mcp-latch does not read` };
+  if (typeof shell !== 'string') return { problem: `Desktop Commander runs it in a shell given as ${head(JSON.stringify(shell) ?? 'undefined', 80)} (${from}), which mcp-latch does not read` };
   const slashed = shell.replace(/\\/g, '/');
   const name = (slashed.split('/').pop() ?? '').replace(/\.exe$/i, '').toLowerCase();
   const dir = slashed.includes('/') ? path.posix.dirname(path.posix.normalize(slashed)) : null;
   // `sh` may be dash, or bash in POSIX mode: read as a sh that may be dash (shell/dialect.ts).
   if (POSIX_SHELLS.has(name) && (dir === null || SYSTEM_BIN.has(dir))) return { dialect: BASH_SHELLS.has(name) ? 'bash' : 'sh' };
   const why = POSIX_SHELLS.has(name) ? ', a program of that name outside the system directories' : '';
-  return { problem: `Desktop Commander runs it in ${shell.slice(0, 200)} (${from})${why}; mcp-latch reads commands as bash and sh only` };
+  return { problem: `Desktop Commander runs it in ${head(shell, 200)} (${from})${why}; mcp-latch reads commands as bash and sh only` };
 }

@@ -19,6 +19,7 @@ import { objectIdOf, refsEverNamed, revisionType } from './git-objects.js';
 import { skippedByFilters } from './tree-filter.js';
 import { ignoreRules } from './git-ignore.js';
 import { fileUrlReading, quoted, uriSpellingProblem } from './url-spelling.js';
+import { head } from '../code-points.js';
 
 /**
  * What one call touches (docs/design.md): from the tool's classification and the call's arguments to the
@@ -456,7 +457,7 @@ function processUse(use: ProcessUse, args: Record<string, unknown>, processes: P
   if (use === 'starts') return null;
   const pid = args['pid'];
   const known = typeof pid === 'number' && Number.isSafeInteger(pid) ? (processes?.find(pid) ?? null) : null;
-  const named = `process ${typeof pid === 'number' ? pid : JSON.stringify(pid)?.slice(0, 40)}`;
+  const named = `process ${typeof pid === 'number' ? pid : head(JSON.stringify(pid) ?? 'undefined', 40)}`;
   if (known?.owner === 'member') {
     subjects.push({ type: 'tool', kind: 'all', refused: { verdict: 'deny', rule: "built-in: a team member's processes are theirs", reason: `${named} was started by another member's session` } });
     return use === 'input' ? `input to another member's ${named}` : null;

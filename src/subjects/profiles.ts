@@ -13,6 +13,7 @@ import { isPlainObject } from '../values.js';
 import { commandShell, DC_INERT_KEYS, type ShellReading } from './desktop-commander.js';
 import type { PathArg } from './kind.js';
 import type { ServerIdentity } from './server-identity.js';
+import { head } from '../code-points.js';
 
 /** The profiles mcp-latch knows, by the name `mcp-latch tools` shows (`profile:<name>`). */
 export type ProfileName = 'filesystem' | 'desktop-commander' | 'commands' | 'git' | 'memory';
@@ -127,7 +128,7 @@ function configAsks(args: Record<string, unknown>): string | null {
   const key = args['key'];
   if (typeof key === 'string' && DC_INERT_KEYS.has(key)) return null;
   const what = key === 'defaultShell' ? 'the shell every later start_process runs in' : key === 'allowedDirectories' || key === 'blockedCommands' ? "the server's own limits on paths and commands" : 'a setting mcp-latch does not know to be harmless';
-  return `it sets Desktop Commander's ${typeof key === 'string' ? key.slice(0, 60) : JSON.stringify(key)?.slice(0, 60)}, ${what}`;
+  return `it sets Desktop Commander's ${typeof key === 'string' ? head(key, 60) : head(JSON.stringify(key) ?? 'undefined', 60)}, ${what}`;
 }
 
 /**

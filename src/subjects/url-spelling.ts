@@ -1,3 +1,4 @@
+import { head } from '../code-points.js';
 /**
  * A string mcp-latch decides on as a URL (a resource URI, a `file:` URL among a tool's or a
  * prompt's arguments) read as the server's URL parser reads it, not as it is written
@@ -129,5 +130,5 @@ function codePoint(code: number): string {
 
 /** `text` as JSON writes it (controls spelled out; the reason is escaped again where a person reads it), cut to 200 characters. */
 export function quoted(text: string): string {
-  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  return JSON.stringify(text.length > 200 ? `${head(text, 200)}…` : text);
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, test } from 'vitest';
-import { escapeJson, escapeName, escapeText, escapeTruncated, isPlainText } from '../../src/latch/escape.js';
+import { cutShown, escapeJson, escapeName, escapeText, escapeTruncated, isPlainText } from '../../src/latch/escape.js';
 import { ROOT } from '../helpers/gateway.js';
 
 /**
@@ -14,6 +14,7 @@ interface PageEscape {
   escapeText(text: string): string;
   escapeJson(json: string): string;
   escapeTruncated(text: string, max: number): string;
+  cutShown(shown: string, max: number): string;
   isPlainText(text: string): boolean;
   escapeRuns(text: string): Array<{ text: string; escape: boolean }>;
   escapeName(text: string): string;
@@ -72,6 +73,15 @@ describe('web/escape.js matches src/latch/escape.ts', () => {
     expect(page.escapeTruncated(text, 8)).toBe(escapeTruncated(text, 8));
     // The runs the page marks up join to the same escaped text.
     expect(page.escapeRuns(text).map((run) => run.text).join('')).toBe(escapeText(text));
+  });
+
+  test('escapeTruncated and cutShown cut as escape.ts does, at every length of an astral text (round 32 review S32-2)', () => {
+    const text = 'a😀\u202e\\b\u{E0041}😀c\x1bd\ne😀'.repeat(3);
+    const json = escapeJson(JSON.stringify({ text }));
+    for (let max = 1; max <= json.length; max++) {
+      expect(page.escapeTruncated(text, max), `${max}`).toBe(escapeTruncated(text, max));
+      expect(page.cutShown(json, max), `${max}`).toBe(json.length <= max ? json : cutShown(json, max).text);
+    }
   });
 
   test('marks escapes but not doubled backslashes', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { escapeJson, escapeLines, escapeStrings, escapeText, isPlainText, serversText } from '../../src/latch/escape.js';
+import { cutShown, escapeJson, escapeLines, escapeShown, escapeStrings, escapeText, escapeTruncated, isPlainText, serversText } from '../../src/latch/escape.js';
 
 // docs/approval.md: call-supplied strings cannot forge a line, hide text or reorder what a person reads.
 describe('escapeText', () => {
@@ -68,5 +68,44 @@ describe("a server's text and data (round 24 review F5)", () => {
     expect(JSON.stringify(escaped)).toBe(JSON.stringify({ hint: '\\x1b[2J', n: 1, list: ['\\u202e', true, null], ['__proto__']: { x: '\\n' }, 'k\\x07': 'v' }));
     expect(Object.getPrototypeOf(escaped)).toBe(Object.prototype);
     expect(Object.keys(escaped)).toContain('__proto__');
+  });
+});
+
+// Round 32 review S32-2: a cut of a shown text counted code units, so it split a character past
+// U+FFFF (UTF-16 §3.9: a lone surrogate, shown as U+FFFD) or an escape (`\u20` of `\u202e`).
+describe('a shown text is cut between characters and between escapes', () => {
+  /** A surrogate with no partner: UTF-16 §3.9 D91 says it is no character (a screen shows U+FFFD). */
+  const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+  const text = 'a😀\u202e\\b\u{E0041}😀c\x1bd\ne😀'.repeat(3);
+  const shown = escapeText(text);
+  /** The escapes and characters of a shown text, in order: a cut must fall between two. */
+  const parts = shown.match(/\\(?:x[0-9a-f]{2}|u\{[0-9a-f]+\}|u[0-9a-f]{4}|[\\nrt])|[\s\S]/gu)!;
+  const boundaries = new Set(parts.reduce<number[]>((ends, part) => [...ends, ends[ends.length - 1]! + part.length], [0]));
+
+  test('escapeTruncated, cutShown, escapeShown with and without a tail, at every length', () => {
+    for (let max = 1; max < shown.length; max++) {
+      for (const cut of [escapeTruncated(text, max), cutShown(shown, max).text, escapeShown(text, max).text]) {
+        const kept = cut.slice(0, cut.lastIndexOf('… ('));
+        expect(cut, `${max}`).not.toMatch(LONE_SURROGATE);
+        expect(shown.startsWith(kept) && boundaries.has(kept.length), `${max}: ${JSON.stringify(cut)}`).toBe(true);
+        expect(cut.endsWith(`(${shown.length - kept.length} more characters)`)).toBe(true);
+      }
+      if (max < 12) continue;
+      const both = escapeShown(text, max, false, 6).text;
+      const [first, rest] = both.split(/… \(\d+ characters not shown\) …/);
+      expect(both, `${max}`).not.toMatch(LONE_SURROGATE);
+      expect(shown.startsWith(first!) && boundaries.has(first!.length), `${max}: ${both}`).toBe(true);
+      expect(shown.endsWith(rest!) && boundaries.has(shown.length - rest!.length), `${max}: ${both}`).toBe(true);
+      expect(both).toContain(`(${shown.length - first!.length - rest!.length} characters not shown)`);
+    }
+  });
+
+  test('JSON text (escapeJson) is cut between its escapes too', () => {
+    const json = escapeJson(JSON.stringify({ text }));
+    for (let max = 1; max < json.length; max++) {
+      const cut = escapeShown(JSON.stringify({ text }), max, true).text;
+      expect(cut, `${max}`).not.toMatch(LONE_SURROGATE);
+      expect(cut.slice(0, cut.lastIndexOf('… (')), `${max}`).not.toMatch(/\\(?:u[0-9a-f]{0,3}|x[0-9a-f]?)$/);
+    }
   });
 });
