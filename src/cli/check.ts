@@ -1,7 +1,7 @@
 import { findConfig, loadConfig, serversToRun, storeSecretFiles, workspaceRoots } from '../config/load.js';
 import { serverStartFiles } from '../config/servers.js';
 import { auditFile } from '../store/audit.js';
-import { escapeText } from '../latch/escape.js';
+import { escapeText, quotedShown } from '../latch/escape.js';
 import { decide } from '../policy/decide.js';
 import { policyFor, ruleIssues } from '../policy/policy.js';
 import type { Decision } from '../policy/types.js';
@@ -29,11 +29,11 @@ const CHECK_EXIT_CODES = { allow: 0, ask: 2, deny: 3 } as const;
 export async function check(options: { config?: string | undefined; tool: string; args?: string | undefined; json?: boolean | undefined; exitCode?: boolean | undefined }, out: Output): Promise<number> {
   const config = loadConfig(findConfig(options.config), ruleIssues);
   const separator = options.tool.indexOf('__');
-  if (separator <= 0) throw usage(`--tool must be SERVER__TOOL (for example fs__read_text_file), got ${JSON.stringify(options.tool)}`);
+  if (separator <= 0) throw usage(`--tool must be SERVER__TOOL (for example fs__read_text_file), got ${quotedShown(options.tool)}`);
   const server = options.tool.slice(0, separator);
   const toolName = options.tool.slice(separator + 2);
   const serverConfig = config.file.mcpServers[server];
-  if (!serverConfig) throw usage(`no server named ${JSON.stringify(server)} in the config (servers: ${Object.keys(config.file.mcpServers).join(', ') || 'none'})`);
+  if (!serverConfig) throw usage(`no server named ${quotedShown(server)} in the config (servers: ${Object.keys(config.file.mcpServers).join(', ') || 'none'})`);
   let args: Record<string, unknown> = {};
   if (options.args !== undefined) {
     try {

@@ -1,4 +1,4 @@
-import { escapeJson } from '../latch/escape.js';
+import { escapeJson, escapeLines, shownEnd } from '../latch/escape.js';
 
 /**
  * Where CLI commands write: stdout for results, stderr for problems. Commands receive it, so tests
@@ -11,10 +11,41 @@ export interface Output {
 }
 
 export const processOutput: Output = {
-  line: (text) => toStdout(`${text}\n`),
+  line: (text) => toStdout(`${shownText(text)}\n`),
   json: (value) => toStdout(`${shownJson(value)}\n`),
-  error: (text) => process.stderr.write(`${text}\n`),
+  error: (text) => process.stderr.write(`${shownError(text)}\n`),
 };
+
+/** A character of a CLI text other than printable ASCII, a newline and a tab: nearly every text has none (one test). */
+const NOT_PLAIN = /[^\n\t\x20-\x7e]/;
+
+/**
+ * A command's text as a terminal shows it: what it would obey or reorder (C0 controls but the
+ * newline and the tab, DEL, C1 controls, bidi controls, zero-width and other invisible characters)
+ * written `\x1b`, `\u202e` (escape.ts escapeLines; backslashes kept, so text escaped already reads
+ * the same). Each command escapes what it quotes; this is the boundary for what one missed: an
+ * error's message quoting a config's or a server's string (round 32 review S32-4).
+ */
+export function shownText(text: string): string {
+  return NOT_PLAIN.test(text) ? escapeLines(text) : text;
+}
+
+/** The characters of one line of an error a command writes to stderr; past it the line is cut with its count. */
+export const MAX_ERROR_LINE = 2000;
+
+/** An error's text as shown (shownText), each line cut at MAX_ERROR_LINE characters: a config's 70,000-character rule was written whole (S32-4). */
+export function shownError(text: string): string {
+  const shown = shownText(text);
+  if (shown.length <= MAX_ERROR_LINE) return shown;
+  return shown
+    .split('\n')
+    .map((line) => {
+      if (line.length <= MAX_ERROR_LINE) return line;
+      const end = shownEnd(line, MAX_ERROR_LINE);
+      return `${line.slice(0, end)}… (${(line.length - end).toLocaleString('en-US')} more characters)`;
+    })
+    .join('\n');
+}
 
 /**
  * A command's JSON as a terminal shows it: what JSON.stringify leaves raw and a terminal obeys or
@@ -49,8 +80,8 @@ export function memoryOutput(): Output & { stdout: string[]; stderr: string[] } 
   return {
     stdout,
     stderr,
-    line: (text) => stdout.push(text),
+    line: (text) => stdout.push(shownText(text)),
     json: (value) => stdout.push(shownJson(value)),
-    error: (text) => stderr.push(text),
+    error: (text) => stderr.push(shownError(text)),
   };
 }

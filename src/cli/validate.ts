@@ -3,6 +3,7 @@ import { closest } from '../config/hints.js';
 import { formatKeyPath } from '../config/json.js';
 import type { ConfigFile } from '../config/schema.js';
 import { LatchError } from '../errors.js';
+import { quotedShown } from '../latch/escape.js';
 import { parseRule } from '../policy/rule.js';
 import { ruleIssues } from '../policy/policy.js';
 import type { Output } from './output.js';
@@ -61,7 +62,7 @@ function rulesForMissingServers(file: ConfigFile): string[] {
       const rule = parseRule(text, list);
       if (rule.type !== 'mcp' || servers.includes(rule.server)) return;
       const guess = closest(rule.server, servers);
-      out.push(`${formatKeyPath(['permissions', list, index])}: ${JSON.stringify(text)} names the server "${rule.server}", which is not in mcpServers, so it matches nothing${guess ? ` (did you mean "${guess}"?)` : ''}`);
+      out.push(`${formatKeyPath(['permissions', list, index])}: ${quotedShown(text)} names the server ${quotedShown(rule.server)}, which is not in mcpServers, so it matches nothing${guess ? ` (did you mean ${quotedShown(guess)}?)` : ''}`);
     });
   }
   return out;

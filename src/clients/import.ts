@@ -1,5 +1,6 @@
 import type { ServerConfig } from '../config/schema.js';
 import { canonicalJson } from '../policy/digest.js';
+import { quotedShown } from '../latch/escape.js';
 import { parseRule } from '../policy/rule.js';
 import type { ProjectApproval } from './claude-approval.js';
 import type { ClientFile, ClientLocation, EntryContext } from './client-file.js';
@@ -102,7 +103,7 @@ export function importServers(files: ClientFile[], contextFor: (location: Client
           if (!result.deny.includes(rule)) result.deny.push(rule);
           result.notes.push(prefix(`"${originalName}" hides the tool ${tool}: deny rule ${rule} added`));
         } catch {
-          result.warnings.push(prefix(`"${originalName}" hides the tool ${JSON.stringify(tool)}, which cannot be written as a rule; deny it by hand`));
+          result.warnings.push(prefix(`"${originalName}" hides the tool ${quotedShown(tool)}, which cannot be written as a rule; deny it by hand`));
         }
       }
     }

@@ -1,4 +1,5 @@
 import type { ConfigIssue } from '../errors.js';
+import { quotedShown } from '../latch/escape.js';
 
 /**
  * A strict JSON reader that reports what JSON.parse hides: duplicate keys (JSON.parse silently keeps
@@ -124,7 +125,7 @@ class Scanner {
     const literal = LITERAL.exec(this.text);
     if (!literal) {
       const ch = this.text[this.pos];
-      this.fail(ch === undefined ? 'unexpected end of file' : `unexpected character ${JSON.stringify(ch)}`);
+      this.fail(ch === undefined ? 'unexpected end of file' : `unexpected character ${quotedShown(ch)}`);
     }
     this.pos += literal[0].length;
   }

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { expandHome } from '../home.js';
 import type { z } from 'zod';
 import { LatchError, type ConfigIssue } from '../errors.js';
+import { quotedShown } from '../latch/escape.js';
 import { formatKeyPath, readJson } from './json.js';
 import { didYouMean, knownKeys } from './hints.js';
 import { parseConfigFile, type ConfigFile } from './schema.js';
@@ -69,7 +70,7 @@ function scopeIssues(file: ConfigFile, scope: string | undefined): ConfigIssue[]
   }
   if (scope !== undefined && !(scope in file.scopes)) {
     const known = Object.keys(file.scopes);
-    issues.push({ path: formatKeyPath(['scopes']), message: `no scope ${JSON.stringify(scope)} (--scope); ${known.length > 0 ? `the scopes are ${known.map((name) => JSON.stringify(name)).join(', ')}` : 'the file has none'}` });
+    issues.push({ path: formatKeyPath(['scopes']), message: `no scope ${quotedShown(scope)} (--scope); ${known.length > 0 ? `the scopes are ${known.map((name) => quotedShown(name)).join(', ')}` : 'the file has none'}` });
   }
   return issues;
 }

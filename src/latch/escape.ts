@@ -109,6 +109,20 @@ export function escapeJson(json: string): string {
   return json.replace(unsafe(), (ch) => (ch === '\\' ? ch : ch.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')));
 }
 
+/** The characters of a person's or a file's string an error message quotes (quotedShown). */
+export const MAX_QUOTED = 200;
+
+/**
+ * A string an error message names (a rule, a name, a scope), quoted as JSON quotes it, what JSON
+ * leaves raw escaped (escapeJson: C1 controls, bidi controls, zero-width and line separators), and
+ * cut at `max` characters with the length it has: `"Read(/aaaa…"… (70,007 characters)`. `mcp-latch
+ * validate` wrote a 70,000-character rule whole, U+202E in it raw (round 32 review S32-4).
+ */
+export function quotedShown(text: string, max = MAX_QUOTED): string {
+  if (text.length <= max) return escapeJson(JSON.stringify(text));
+  return `${escapeJson(JSON.stringify(text.slice(0, headEnd(text, max))))}… (${text.length.toLocaleString('en-US')} characters)`;
+}
+
 /** True when the text has nothing invisible or line-breaking (backslashes allowed): required for rule strings offered as choices. */
 export function isPlainText(text: string): boolean {
   return escapeText(text.replace(/\\/g, '/')) === text.replace(/\\/g, '/');

@@ -1,4 +1,5 @@
 import { LatchError } from '../errors.js';
+import { quotedShown } from '../latch/escape.js';
 import type { RuleList, RuleText } from './types.js';
 
 /**
@@ -62,7 +63,8 @@ export function isBuiltIn(rule: Rule): boolean {
 }
 
 function ruleError(text: string, problem: string): LatchError {
-  return new LatchError('RULE_INVALID', `invalid rule ${JSON.stringify(text)}: ${problem}`);
+  // Quoted escaped and cut: a rule file's string is shown to a person (round 32 review S32-4).
+  return new LatchError('RULE_INVALID', `invalid rule ${quotedShown(text)}: ${problem}`);
 }
 
 export function parseRule(text: RuleText, list: RuleList): Rule {
