@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { BIN, tempDir, writeConfig } from '../helpers/gateway.js';
 
