@@ -129,9 +129,12 @@ const NAMED = /(?<![\w.-])(\\?["']?)(-{0,2}[A-Za-z_][\w.-]{0,63})\1[ \t]{0,16}([
 /**
  * Names that are a secret's as a URL's query or fragment parameter only (`?code=…`, `&ticket=…`):
  * OAuth 2.0's authorization code (RFC 6749 §4.1.2) and OAuth 1.0a's `oauth_verifier` (RFC 5849
- * §2.2), CAS's service `ticket`. As any other name (`exit code=1`) they are kept (round 32 review, S32-5).
+ * §2.2), CAS's service `ticket`, when the value has 8 characters or more. As any other name (`exit
+ * code=1`) they are kept (round 32 review, S32-5).
  */
 const QUERY_SECRET = /^(?:code|oauth_verifier|ticket)$/i;
+/** A shorter value of one of those is no credential (`?code=US`, a country's). */
+const MIN_QUERY_SECRET = 8;
 /** HTTP authentication schemes (RFC 9110 §11, IANA's registry): kept before the redacted credentials. */
 const SCHEME = /^(?:Bearer|Basic|Digest|Token|Negotiate|NTLM|OAuth|HOBA|Mutual|SCRAM-SHA-\d+|AWS4-HMAC-SHA256)[ \t]+(?=\S)/i;
 /** A long option with a secret name and its value as the next word: `--password hunter2`, `--api-key k` (a redirection, `--with-token <<< T`, is no value: redactStdin reads it). */
@@ -857,11 +860,12 @@ function redactNamed(text: string): string {
     const [whole, , name, separator] = match as unknown as [string, string, string, string];
     let start = match.index + whole.length;
     // `https://…`: a scheme, not a name.
-    if (!(SECRET_NAME.test(name) || (separator === '=' && QUERY_SECRET.test(name) && QUERY_START.has(text[match.index - 1]!))) || (separator === ':' && text.startsWith('//', start))) continue;
+    const queried = !SECRET_NAME.test(name);
+    if ((queried && !(separator === '=' && QUERY_SECRET.test(name) && QUERY_START.has(text[match.index - 1]!))) || (separator === ':' && text.startsWith('//', start))) continue;
     const scheme = SCHEME.exec(text.slice(start, start + 40));
     if (scheme) start += scheme[0].length;
     const end = valueEnd(text, start, separator);
-    if (end === start || text.startsWith(REDACTED, start)) continue;
+    if (end === start || text.startsWith(REDACTED, start) || (queried && end - start < MIN_QUERY_SECRET)) continue;
     const quote = text.startsWith('\\"', start) ? '\\"' : text[start] === '"' || text[start] === "'" ? text[start]! : '';
     const closed = quote !== '' && end - start > quote.length && text.startsWith(quote, end - quote.length);
     out += `${text.slice(copied, start)}${quote}${REDACTED}${closed ? quote : ''}`;

@@ -222,7 +222,7 @@ describe('redactText: secrets inside a string', () => {
     // Round 32 review S32-5, each kept in clear before. RFC 6749 §4.1.2: the redirect carries `code`
     // (and RFC 5849 §2.2 `oauth_verifier`); CAS's service `ticket`; as a query or fragment parameter only.
     ['an OAuth authorization code in a redirect URL', 'GET https://app.example/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz#oauth_verifier=hfdp7dh39dks9884&ticket=ST-1-abc', 'GET https://app.example/cb?code=[redacted]&state=xyz#oauth_verifier=[redacted]&ticket=[redacted]'],
-    ['`code` that is no URL parameter is kept', 'exit code=1; error code: 42; https://x.example/a?codec=h264&q=code', 'exit code=1; error code: 42; https://x.example/a?codec=h264&q=code'],
+    ['`code` that is no URL parameter is kept', 'exit code=1; error code: 42; https://x.example/a?codec=h264&q=code&code=US', 'exit code=1; error code: 42; https://x.example/a?codec=h264&q=code&code=US'],
     // A personal access token named so, a JWT by its name, kubeconfig's client key (base64 of a PEM key).
     ['GH_PAT=, a jwt=, client-key-data:', 'GH_PAT=K9aZ2kLmq7xW GITLAB_PAT=glq7 x?jwt=abc.def\n    client-key-data: LS0tLS1CRUdJTg==', 'GH_PAT=[redacted] GITLAB_PAT=[redacted] x?jwt=[redacted]\n    client-key-data: [redacted]'],
     ['a name that only ends in `pat` is kept', 'COMPAT=1 spat=2 --pattern=x', 'COMPAT=1 spat=2 --pattern=x'],
