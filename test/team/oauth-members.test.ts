@@ -1,4 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { memberRefusal } from '../../src/team/identity.js';
@@ -73,6 +75,33 @@ describe('serve --http with http.oauth.members and http.oauth.groups', () => {
     await expect(teamClient(team.url, await token('dave'))).rejects.toThrow();
     expect(team.stderr()).toMatch(/"key":"http\.oauth\.members".*an OAuth token signed by the issuer was refused: user .*dave.* is not a member/);
   });
+
+  // T32-3 closes what a revoked credential opened; a token that merely expired is renewed by its client in the same session.
+  test("a session whose token expired is not closed at a reload: the client goes on in it with a renewed token", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    // Accepted for the 30 s of clock skew allowed past exp: 10 s from now.
+    const short = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1', typ: 'at+jwt' }).setIssuer(ISSUER).setSubject('alice').setAudience(AUDIENCE).setIssuedAt(now - 60).setExpirationTime(now - 20).sign(jwks.key);
+    const headers: Record<string, string> = { authorization: `Bearer ${short}` };
+    const client = new Client({ name: 'renewing', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(team.url), { requestInit: { headers } });
+    await client.connect(transport, { timeout: 30_000 });
+    try {
+      await eventually(() => expect(Date.now() / 1000).toBeGreaterThan(now + 11), 20_000);
+      expect((await team.api('/api/me', short)).status).toBe(401);
+      const reloads = () => (team.stderr().match(/config reloaded/g) ?? []).length;
+      const before = reloads();
+      const config = JSON.parse(readFileSync(team.configPath, 'utf8'));
+      config.http.oauth.admins = ['carol', 'zed'];
+      writeFileSync(team.configPath, JSON.stringify(config, null, 2));
+      await eventually(() => expect(reloads()).toBeGreaterThan(before), 20_000);
+      headers.authorization = `Bearer ${await token('alice')}`;
+      expect(textOf(await client.callTool({ name: 'every__echo', arguments: { message: 'same session' } }))).toContain('same session');
+      expect(team.stderr()).not.toMatch(/"user":"alice".*client session closed: the credential it last used/);
+    } finally {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close().catch(() => undefined);
+    }
+  }, 60_000);
 
   test('a member removed from the list at a reload: the next request is refused and the event stream they held ends', async () => {
     const bob = await teamClient(team.url, await token('bob'));
