@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { isAbsolute, normalize, resolve } from 'node:path';
 import type { ConfigIssue } from '../errors.js';
 import { expandHome } from '../home.js';
 import { formatKeyPath } from './json.js';
@@ -110,6 +110,34 @@ export interface StartFiles {
   envFiles: string[];
   /** A `command` or argument that names a file (`node tools/server.mjs`, `./run.sh`): code the server runs. */
   programs: string[];
+  /**
+   * The configuration files a server's own `env` points git or Mercurial at, which they run code from
+   * (`core.fsmonitor`, aliases, hooks): `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `XDG_CONFIG_HOME`'s
+   * `git/config` and `hg/hgrc`, each `HGRCPATH` entry (a directory: its `*.rc` files, as `dir/**`);
+   * a relative one also below any directory (git reads it from the one it runs in), as `**` then `/VALUE`.
+   * Round 32 (rules32; docs/threat-model.md "Round 32: round 31's command-rule leftovers").
+   */
+  configFiles?: string[];
+}
+
+/** A server's `env` entries naming git's or Mercurial's configuration, resolved against `base`: files, and directories ending in `/`. */
+export function serverConfigFiles(env: Readonly<Record<string, string>>, base: string, home: string): string[] {
+  const out: string[] = [];
+  const add = (value: string, directory = false): void => {
+    // A value expanded only at start (`${env:X}`) is not known here: nothing to name.
+    if (value === '' || value.includes('${')) return;
+    const file = resolve(base, expandHome(value, home));
+    const dir = directory || isDirectory(file);
+    out.push(dir ? `${file}/` : file);
+    // A relative value is read from whatever directory git or hg runs in (`cd sub && git status`): below any.
+    const relative = normalize(value);
+    if (!isAbsolute(value) && !/^~/.test(value) && !relative.startsWith('..')) out.push(`**/${relative}${dir ? '/' : ''}`);
+  };
+  for (const name of ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM']) if (env[name] !== undefined) add(env[name]!);
+  if (env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== '') for (const tail of ['git/config', 'hg/hgrc']) add(`${env.XDG_CONFIG_HOME}/${tail}`);
+  // hg help config: HGRCPATH is a list (`:`), each a file or a directory whose `*.rc` files are read.
+  if (env.HGRCPATH !== undefined) for (const entry of env.HGRCPATH.split(':')) add(entry);
+  return out;
 }
 
 /**
@@ -119,11 +147,12 @@ export interface StartFiles {
  * extension; it is resolved against the server's `cwd` (or the gateway's own, as the server runs).
  */
 export function serverStartFiles(config: ServersOf, cwd: string = process.cwd(), home: string = homedir()): StartFiles {
-  const out: StartFiles = { envFiles: [], programs: [] };
+  const out: StartFiles = { envFiles: [], programs: [], configFiles: [] };
   for (const server of Object.values(serversToRun(config, home))) {
     if (!('command' in server)) continue;
     if (server.envFile !== undefined) out.envFiles.push(server.envFile);
     const base = server.cwd ?? cwd;
+    if (server.env !== undefined) out.configFiles!.push(...serverConfigFiles(server.env, base, home));
     for (const word of [server.command, ...(server.args ?? [])]) {
       if (word.startsWith('-') || !(word.includes('/') || /\.(m?[jt]s|c[jt]s|py|sh|rb|pl|php)$/i.test(word))) continue;
       const file = resolve(base, expandHome(word, home));

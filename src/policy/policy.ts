@@ -153,12 +153,24 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const file of new Set(start.programs.flatMap((each) => [each, ...physicalForms(each)]))) {
     rules.push({ type: 'path', list: 'ask', access: 'write', pattern: literal(file), text: `built-in: the gateway starts a server from ${file}`, codeFile: true });
   }
+  // Security: a configuration file a server's env points git or hg at runs code its settings name,
+  // as ~/.gitconfig does; written by a tool, the shell server's next `git status` runs it (round 32).
+  for (const entry of new Set(start.configFiles ?? [])) {
+    const directory = entry.endsWith('/');
+    const file = directory ? entry.slice(0, -1) : entry;
+    const anywhere = file.startsWith('**/');
+    for (const form of anywhere ? [file.slice(3)] : new Set([file, ...physicalForms(file)])) {
+      const pattern = `${anywhere ? '**/' : ''}${literal(form)}${directory ? '/**' : ''}`;
+      rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a server's environment points git or Mercurial at ${file} (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, XDG_CONFIG_HOME, HGRCPATH), which run code its settings name`, codeFile: true });
+    }
+  }
   rules.push(...ancestorRules(rules));
   for (const pattern of [...CLIENT_FILES, ...clientDataFiles()]) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: an MCP client starts the servers ${pattern} names`, codeFile: true });
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
   for (const pattern of GIT_REF_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git reads refs, their logs and the index from ${pattern}`, codeFile: true });
   for (const pattern of RUNNER_PROGRAM_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a package manager runs the program ${pattern} names`, codeFile: true });
   for (const pattern of PROGRAM_START_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a program runs code or a command ${pattern} names at its next start`, codeFile: true });
+  for (const pattern of REQUEST_SETTING_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a program sends its requests, and the credentials it adds, where ${pattern} says at its next run`, codeFile: true });
   for (const pattern of HOOK_FRAMEWORK_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a git hook framework runs the commands ${pattern} names`, codeFile: true });
   // Removing it asks too: Desktop Commander keeps the old config in memory while mcp-latch, finding no file, would take $SHELL for its shell.
   rules.push({ type: 'path', list: 'ask', access: 'write', pattern: DESKTOP_COMMANDER_CONFIG, text: `built-in: Desktop Commander runs commands in the shell and directories ${DESKTOP_COMMANDER_CONFIG} names` });
@@ -316,20 +328,29 @@ const RUNNER_PROGRAM_FILES: readonly string[] = [
  * `mvn` sources), lldb's and gdb's init files, pandoc's user data directory (its `init.lua`, filters
  * and defaults), terraform's CLI config (provider overrides) and the providers `init` installed.
  * Written by one call, the next `hg status`, `latexmk`, `mvn test` or `terraform plan` allowed by
- * its own rule runs them: asked as git's code files are.
+ * its own rule runs them: asked as git's code files are. Round 32 (rules32): the rest of the files
+ * `hg help config` lists on Unix (`.hg/hgrc-not-shared`, `/etc/mercurial/hgrc`, `hgrc.d/*.rc`),
+ * Subversion's system config, Maven's `.mvn/extensions.xml` (core extensions: jars Maven 3.8
+ * fetches and loads before the pom is read) and pandoc's legacy data directory `~/.pandoc`.
  */
 const PROGRAM_START_FILES: readonly string[] = [
   '**/.hg/hgrc',
+  '**/.hg/hgrc-not-shared',
   '~/.hgrc',
   '~/.config/hg/hgrc',
+  '/etc/mercurial/hgrc',
+  '/etc/mercurial/hgrc.d/**',
   '~/.subversion/config',
   '~/.subversion/servers',
+  '/etc/subversion/config',
+  '/etc/subversion/servers',
   '**/latexmkrc',
   '**/.latexmkrc',
   '~/.latexmkrc',
   '~/.config/latexmk/latexmkrc',
   '**/.mvn/jvm.config',
   '**/.mvn/maven.config',
+  '**/.mvn/extensions.xml',
   '~/.mavenrc',
   '~/.lldbinit',
   '~/.gdbinit',
@@ -337,10 +358,25 @@ const PROGRAM_START_FILES: readonly string[] = [
   '~/.local/share/pandoc/init.lua',
   '~/.local/share/pandoc/filters/**',
   '~/.local/share/pandoc/defaults/**',
+  '~/.pandoc/init.lua',
+  '~/.pandoc/filters/**',
+  '~/.pandoc/defaults/**',
   '~/.terraformrc',
   '~/.terraform.d/plugins/**',
   '**/.terraform/providers/**',
 ];
+
+/**
+ * Files that choose where a program's requests go and what TLS it trusts at every run (round 32,
+ * rules32; docs/threat-model.md "Round 32: round 31's command-rule leftovers (rules32)"): pip's
+ * site config in a virtual environment (`<venv>/pip.conf`: pip 23.2's `pip config debug` lists it
+ * as `site`) and its user and global ones (`proxy`, `index-url`, `cert`, `trusted-host`), curl's
+ * `.curlrc` (`proxy`, `insecure`, `netrc`) and wget's `.wgetrc` (`https_proxy`, `check_certificate`;
+ * wget sends ~/.netrc's passwords unasked). Written by one call, the next `pip install` or `curl`
+ * allowed by its own rule hands its requests and their credentials to the proxy, or installs code
+ * from the index, the file names: asked as the package managers' `.npmrc` (round 13) is.
+ */
+const REQUEST_SETTING_FILES: readonly string[] = ['**/pip.conf', '~/.pip/pip.conf', '~/.config/pip/pip.conf', '/etc/pip.conf', '/etc/xdg/pip/pip.conf', '~/.curlrc', '~/.config/.curlrc', '~/.wgetrc', '/etc/wgetrc'];
 
 /**
  * What git hook frameworks run at the next `git commit` once installed (`pre-commit install`,

@@ -40,6 +40,8 @@ export interface InspectContext {
   pathEnv: PathEnv;
   /** The server's processes as the calling session knows them (gateway/processes.ts); absent: none known. */
   processes?: ProcessView;
+  /** The server's own environment may set git settings (ToolClass.gitConfigByEnvironment). */
+  gitConfigByEnvironment?: boolean;
 }
 
 /** A server's processes, as one session sees them (gateway/processes.ts). */
@@ -148,6 +150,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
  * review F29-1, docs/threat-model.md "A path the server reads otherwise").
  */
 function serverContext(context: InspectContext, toolClass: ToolClass): InspectContext {
+  if (toolClass.gitConfigByEnvironment) context = { ...context, gitConfigByEnvironment: true };
   const home = toolClass.home;
   if (home === undefined || home === context.pathEnv.home) return context;
   if (home === null) return { ...context, pathEnv: { ...context.pathEnv, homeUnknown: "a path starting with ~ is in the server's home, and its environment (an envFile or a variable mcp-latch could not read) is not known here" } };
@@ -657,7 +660,8 @@ function repositoryConfigSubjects(path: CommandPath, context: InspectContext, ca
       if (named === 'commit' || named === 'tag' || (guess.pathsStop && named === 'path')) return [];
     }
     // A new branch from HEAD: written only when a config git reads sets branch.autoSetupMerge (round 31).
-    if (path.autoSetupMerge && files !== null && !setsAutoSetupMerge(start.realPath, files, context.pathEnv.home, cache)) return [];
+    // The server's own environment may set it (GIT_CONFIG_COUNT, GIT_CONFIG_GLOBAL…; round 32): a write.
+    if (path.autoSetupMerge && files !== null && context.gitConfigByEnvironment !== true && !setsAutoSetupMerge(start.realPath, files, context.pathEnv.home, cache)) return [];
   } catch {
     return unknown(`the repository git finds from ${start.realPath} cannot be read`);
   }

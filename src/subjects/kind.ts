@@ -14,7 +14,7 @@ import type { Access, Kind, TreeRead } from '../policy/types.js';
 import { KIND_RANK } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
 import { profileByName } from './profiles.js';
-import { serverHome, type ServerIdentity } from './server-identity.js';
+import { serverHome, serverSetsGitConfig, type ServerIdentity } from './server-identity.js';
 import type { ShellReading } from './desktop-commander.js';
 import type { ProcessUse, Profile, ProfileBase, ProfileTool } from './profiles.js';
 
@@ -92,6 +92,8 @@ export interface ToolClass {
    * which it inherits (docs/threat-model.md "A path the server reads otherwise").
    */
   home?: string | null;
+  /** The server's environment may set git settings (server-identity.ts serverSetsGitConfig); absent: it sets none. */
+  gitConfigByEnvironment?: true;
 }
 
 /** A `tools` entry of the config (docs/config.md). */
@@ -135,6 +137,7 @@ export function classifyTool(input: {
 function withHome(cls: ToolClass, identity: ServerIdentity): ToolClass {
   const home = serverHome(identity);
   if (home !== undefined) cls.home = home;
+  if (serverSetsGitConfig(identity)) cls.gitConfigByEnvironment = true;
   return cls;
 }
 

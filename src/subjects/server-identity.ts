@@ -56,6 +56,18 @@ export function serverHome(identity: ServerIdentity, platform: NodeJS.Platform =
   return (platform === 'win32' ? path.win32 : path.posix).isAbsolute(value) ? value : null;
 }
 
+/**
+ * Whether the server's own environment may give git settings the command does not show:
+ * `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, `GIT_CONFIG_PARAMETERS` (as `-c`), a
+ * global or system file of its own (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `XDG_CONFIG_HOME`);
+ * true when its environment is not known. Round 32 (rules32): a new branch from HEAD then stays a
+ * write of the repository's config (`branch.autoSetupMerge`, inspect.ts setsAutoSetupMerge).
+ */
+export function serverSetsGitConfig(identity: ServerIdentity): boolean {
+  if (identity.env === null) return true;
+  return Object.keys(identity.env ?? {}).some((name) => /^(?:GIT_CONFIG_(?:COUNT|PARAMETERS|GLOBAL|SYSTEM)|XDG_CONFIG_HOME)$/.test(name));
+}
+
 /** identifyServer of a server entry as it is run (serversToRun): `${env:…}` expanded and its envFile read into its env. */
 export function identifyServerEntry(name: string, server: ServerConfig, gatewayCwd: string): ServerIdentity {
   const expanded = 'command' in server ? expandServerEnv(name, server) : null;

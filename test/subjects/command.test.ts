@@ -848,9 +848,11 @@ describe('cwd tracking (known Claude Code bypasses)', () => {
     ['popd && ls', '/w', ['/w', null]],
     ['cd src && ls', null, [null, null]],
     ['cd /abs && ls', null, [null, '/abs']],
-    // Security: after `cd X;` the next command runs even if cd failed, so its cwd is unknown.
-    ['cd src; cat a', '/w', ['/w', null]],
-    ['cd src\ncat a', '/w', ['/w', null]],
+    // Security: after `cd X;` the next command runs even if cd failed: round 32 walks the rest in X
+    // and where the shell was (both readings' commands are decided).
+    ['cd src; cat a', '/w', ['/w', '/w/src', '/w']],
+    ['cd src\ncat a', '/w', ['/w', '/w/src', '/w']],
+    ['cd a; cd b; cat c', '/w', ['/w', '/w/a', '/w/a/b', '/w/a', '/w', '/w/b', '/w']],
     ['set -e; cd src; cat a', '/w', ['/w', '/w', '/w/src']],
     ['set -euo pipefail\ncd src\ncat a', '/w', ['/w', '/w', '/w/src']],
     ['cd src || exit 1; cat a', '/w', ['/w', '/w', null]],
@@ -869,7 +871,7 @@ describe('cwd tracking (known Claude Code bypasses)', () => {
     ['cat <<E | cd /tmp && cat a\nx\nE\n', '/w', ['/w', '/w', '/w']],
     ['ls | cd /tmp <<E && cat a\nx\nE\n', '/w', ['/w', '/w', '/w']],
     ['cd /tmp && # why\ncat a | cat b', '/w', ['/w', '/tmp', '/tmp']],
-    ['ls | cat | wc && cd /tmp; cat a', '/w', ['/w', '/w', '/w', '/w', null]],
+    ['ls | cat | wc && cd /tmp; cat a', '/w', ['/w', '/w', '/w', '/w', '/tmp', '/w']],
     ['ls | cat | wc && cat a', '/w', ['/w', '/w', '/w', '/w']],
     ['ls 2>&1 | cat a && cat b', '/w', ['/w', '/w', '/w']],
     ['cd /tmp & cat a', '/w', ['/w', '/w']],
@@ -881,7 +883,7 @@ describe('cwd tracking (known Claude Code bypasses)', () => {
     ['f() { cat x; }; cd /tmp && f', '/w', [null, '/w', '/tmp']],
     ['cd a && { cd b && cat c; } && cat d', '/w', ['/w', '/w/a', '/w/a/b', '/w/a/b']],
     ["sh -ec 'cd sub; cat a'", '/w', ['/w', '/w', '/w/sub']],
-    ["sh -c 'cd sub; cat a'", '/w', ['/w', '/w', null]],
+    ["sh -c 'cd sub; cat a'", '/w', ['/w', '/w', '/w/sub', '/w']],
     ['cd /tmp && trap "cat a" EXIT', '/w', ['/w', '/tmp', null]],
   ];
   test.each(rows)('%j from %j', (input, cwd, cwds) => {

@@ -286,11 +286,13 @@ function cwdsAgainstBash(texts: string[], start: string, r: () => number): { wro
     }
     for (const entry of logs[k]!.split('\n').filter(Boolean)) {
       const [id, pwd] = entry.split(' ');
-      for (const segment of info.segments.filter((s) => s.words[0] === `p${id}`)) {
-        if (segment.cwd === null) unknown++;
-        else if (resolve(segment.cwd) === pwd) known++;
-        else wrong.push(`${JSON.stringify(texts[k])}: p${id} ran in ${pwd}, the walk says ${segment.cwd}`);
-      }
+      // Round 32: after `cd X;` the rest is walked in X and where the shell was, so a command may have
+      // several segments: bash's directory must be one of them (or one is unknown).
+      const cwds = info.segments.filter((s) => s.words[0] === `p${id}`).map((s) => s.cwd);
+      if (cwds.length === 0) continue;
+      if (cwds.includes(null)) unknown++;
+      else if (cwds.some((cwd) => resolve(cwd!) === pwd)) known++;
+      else wrong.push(`${JSON.stringify(texts[k])}: p${id} ran in ${pwd}, the walk says ${cwds.join(' or ')}`);
     }
   }
   return { wrong, known, unknown, errors };
@@ -306,7 +308,7 @@ test('on 150 seeded texts, every cwd the walk claims for a command is the one ba
   }
   const { wrong, known, unknown, errors } = cwdsAgainstBash(texts, start, r);
   expect(wrong.slice(0, 5)).toEqual([]);
-  // The walk knows most of them: only `cd` after `;`, `||` or a failed cd leaves the cwd unknown.
+  // The walk knows most of them: a `cd` after `||` or a failed cd leaves the cwd unknown (after `;`, round 32 reads both).
   expect(known).toBeGreaterThan(3 * unknown);
   expect(errors).toBeLessThan(texts.length / 5);
 }, 180_000);

@@ -17,6 +17,11 @@ import { texCodeOption } from './tex.js';
  * outside the project and engine options that run commands (`-shell-escape`) are `interpreter`;
  * `-o`, `--extract-media`, `--log` outside the project are writes there. `pandoc in.md -o out.html`,
  * `--citeproc`, `--pdf-engine=xelatex`, `--template=t.html` stay.
+ *
+ * Round 32 (rules32): a filter named without a `/` is `interpreter` too (which file runs is found on
+ * disk: the working directory's, the data directory's `filters/`, PATH's). What a document includes
+ * (RST `include`, LaTeX `\input`, images a docx, an epub or `--embed-resources` embeds) is the
+ * program's own reading, not seen here, as a TeX engine's `\input` is (docs/rules.md "Round 32").
  */
 /** Long options pandoc takes a value for, with the value's meaning here. */
 const OPTIONS: Readonly<Record<string, 'filter' | 'lua' | 'format' | 'defaults' | 'data' | 'engine' | 'engine-opt' | 'write'>> = {
@@ -88,6 +93,11 @@ export function pandocRunsCode(args: readonly Word[], cwd: string | null, paths:
     switch (OPTIONS[option]) {
       case 'filter':
         nested.push({ kind: 'argv', words: [value], cwd }); // the program P, as pandoc runs it (its own rules decide it)
+        // A bare name is the file of that name in the working directory when there is one, else the
+        // data directory's `filters/NAME`, and only then NAME on PATH (pandoc's expandFilterPath;
+        // pandoc 2.17 ran ./NAME, then ~/.local/share/pandoc/filters/NAME, before PATH's): which
+        // program runs is known only on disk when it runs, so no rule naming NAME allows it (round 32).
+        if (!value.value.includes('/')) code = true;
         break;
       case 'lua':
         pushPath(paths, pathOf(value, 'read', cwd));

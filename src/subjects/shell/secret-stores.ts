@@ -37,6 +37,11 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * service (`aws secretsmanager get-secret-value`, `vault kv get`, `op read`, `kubectl get secret`)
  * is not the store's: a deny rule on that command stops it (command-match.ts reads the CLIs' global
  * options wherever they stand).
+ *
+ * Round 32 (rules32): 1Password's `op signin` prints a session token (`--raw`: the token alone;
+ * otherwise `export OP_SESSION_<account>=…` for an eval) made from the account's secrets in
+ * ~/.config/op (`OP_CONFIG_DIR`), unlocked by the desktop app where it is integrated (op's
+ * reference: no password typed then). So does `op account add --signin`. A read of that store.
  */
 const unknown = (raw: string): Word => ({ value: `<${raw}>`, raw: `<${raw}>`, isStatic: false, ansi: false });
 
@@ -48,7 +53,7 @@ function store(paths: CommandPath[], files: string[], place: string, access: 're
   pushPath(paths, pathOf(unknown(place), access, cwd));
 }
 
-export const SECRET_STORE_PROGRAMS: ReadonlySet<string> = new Set(['aws', 'gcloud', 'az', 'docker', 'podman', 'pass', 'gopass', 'secret-tool', 'security', 'vault', 'doppler', 'sops']);
+export const SECRET_STORE_PROGRAMS: ReadonlySet<string> = new Set(['aws', 'gcloud', 'az', 'docker', 'podman', 'pass', 'gopass', 'secret-tool', 'security', 'vault', 'doppler', 'sops', 'op']);
 
 /** aws's commands that print a credential minted with the stored key (R31-4). */
 const AWS_MINTS: Readonly<Record<string, readonly string[]>> = {
@@ -136,6 +141,12 @@ export function secretStore(name: string, args: readonly Word[], cwd: string | n
       const encrypts = options.some((option) => /^(-e|--encrypt|-v|--version|-h|--help)$/.test(option)) || at(0, 'encrypt', 'updatekeys', 'keyservice', 'filestatus', 'help', 'publish') && words[0] !== null;
       if (encrypts || words.length === 0) return;
       store(paths, ['~/.config/sops/age/keys.txt', '~/.gnupg/private-keys-v1.d'], "sops's keys: SOPS_AGE_KEY_FILE, SOPS_AGE_KEY or gpg's", 'read', cwd);
+      return;
+    }
+    case 'op': {
+      // `op [--account A …] signin`, `op account add … --signin`: the command words past the global options' values.
+      const signin = words.some((word, i) => word === 'signin' || (word === 'account' && at(i + 1, 'add') && args.some((w) => w.isStatic && w.value === '--signin')));
+      if (signin) store(paths, ['~/.config/op', '~/.op'], "1Password's configuration: OP_CONFIG_DIR or ~/.config/op", 'read', cwd);
       return;
     }
     case 'secret-tool':

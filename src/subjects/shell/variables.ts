@@ -624,9 +624,10 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
    * `CARGO_HTTP_PROXY`, node 24's `NODE_USE_ENV_PROXY`), hands its traffic, the credential its
    * helper or its rc file adds (git's credential helper, npm's `_authToken`, aws's signature), to
    * whoever runs the proxy: a program the model started. Before the programs that send such
-   * requests themselves and any program that starts others.
+   * requests themselves and any program that starts others. Round 32 (rules32): aws's
+   * `AWS_ENDPOINT_URL` and `AWS_ENDPOINT_URL_<SERVICE>`, as its `--endpoint-url` (network-trust.ts).
    */
-  { names: 'SSL_CERT_FILE|SSL_CERT_DIR|NODE_EXTRA_CA_CERTS|NODE_TLS_REJECT_UNAUTHORIZED|NODE_USE_ENV_PROXY|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE|AWS_CA_BUNDLE|GIT_SSL_NO_VERIFY|GIT_SSL_CAINFO|GIT_SSL_CAPATH|GIT_PROXY_SSL_CAINFO|CARGO_HTTP_CAINFO|CARGO_HTTP_PROXY|CARGO_HTTP_CHECK_REVOKE|DENO_CERT|DENO_TLS_CA_STORE|[Hh][Tt][Tt][Pp]_[Pp][Rr][Oo][Xx][Yy]|[Hh][Tt][Tt][Pp][Ss]_[Pp][Rr][Oo][Xx][Yy]|[Aa][Ll][Ll]_[Pp][Rr][Oo][Xx][Yy]', programs: ['curl', 'wget', 'git', 'aws', 'gcloud', 'az', 'kubectl', 'helm', 'gh', 'docker', 'podman', 'pip', 'pip3', 'pipx', 'uv', 'uvx', 'cargo', 'go', 'deno', 'http', 'https', 'xh', 'terraform', 'vault'] },
+  { names: 'SSL_CERT_FILE|SSL_CERT_DIR|NODE_EXTRA_CA_CERTS|NODE_TLS_REJECT_UNAUTHORIZED|NODE_USE_ENV_PROXY|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE|AWS_CA_BUNDLE|AWS_ENDPOINT_URL(_\\w+)?|GIT_SSL_NO_VERIFY|GIT_SSL_CAINFO|GIT_SSL_CAPATH|GIT_PROXY_SSL_CAINFO|CARGO_HTTP_CAINFO|CARGO_HTTP_PROXY|CARGO_HTTP_CHECK_REVOKE|DENO_CERT|DENO_TLS_CA_STORE|[Hh][Tt][Tt][Pp]_[Pp][Rr][Oo][Xx][Yy]|[Hh][Tt][Tt][Pp][Ss]_[Pp][Rr][Oo][Xx][Yy]|[Aa][Ll][Ll]_[Pp][Rr][Oo][Xx][Yy]', programs: ['curl', 'wget', 'git', 'aws', 'gcloud', 'az', 'kubectl', 'helm', 'gh', 'docker', 'podman', 'pip', 'pip3', 'pipx', 'uv', 'uvx', 'cargo', 'go', 'deno', 'http', 'https', 'xh', 'terraform', 'vault'] },
 ];
 const SETTING_NAMES = SETTING_VARIABLES.map((row) => row.names).join('|');
 const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {

@@ -43,7 +43,8 @@ import { decodeAnsiC, readAssignment, readWord } from './words.js';
  *       `timeout 5`, cwd <cwd>/src, write log.txt); signature `npm run test`
  *
  * Working directories follow `cd` only where the shell certainly took it: after `cd X &&`, or
- * after `cd X;` with `set -e`. After `cd X;` alone (cd may have failed), in a loop that changes
+ * after `cd X;` with `set -e`. After `cd X;` alone (cd may have failed) the statements after it are
+ * walked twice, in X and in the directory before (round 32; MAX_CWD_FORKS). In a loop that changes
  * directory, and in function bodies and traps, the cwd is unknown (null). Subshells, pipeline
  * stages, `&` and substitutions do not change the caller's cwd.
  *
@@ -64,6 +65,11 @@ export const PARSE_TIMEOUT = 'parse-timeout';
 const MAX_VALUE_READINGS = 16;
 /** Calls of a function the text defines read with their arguments (positional.ts) per command; past it, 'too-deep'. */
 const MAX_CALL_READINGS = 32;
+/**
+ * `cd X;` without `set -e` sends the rest to X or, when cd failed, to where the shell was: the rest
+ * is walked in both this many times per text (each walks it again); past it the directory is unknown.
+ */
+const MAX_CWD_FORKS = 8;
 /** Definitions kept per function name (each is read at every call); past it, 'too-deep'. */
 const MAX_DEFINITIONS = 8;
 
@@ -234,6 +240,8 @@ class Analysis {
    * everything they run (groups, subshells).
    */
   private ignoring = 0;
+  /** Statements after a `cd` that may have failed walked in both directories so far (bothDirectories). */
+  private forks = 0;
 
   /**
    * One parse budget for the whole text: every parse (guards a, d and e, heredoc bodies, payloads,
@@ -606,10 +614,33 @@ class Analysis {
         continue;
       }
       const flow = this.visit(child, ctx, current);
-      current = this.next(flow);
+      // `cd sub; cargo build`: without `set -e` the rest runs in sub, or where the shell was when the
+      // cd failed (bash manual, "Lists of Commands": `;` runs the next command whatever the status;
+      // "Bash POSIX Mode": only a special builtin's error ends the shell, and cd is none; dash and
+      // bash --posix ran `pwd` in the old directory): the rest is walked in each, every command of
+      // both readings decided (round 32, rules32).
+      if (this.errexit && this.ignoring === 0 && flow.quiet !== true) {
+        current = flow.ok;
+      } else if (flow.ok !== flow.fail && flow.ok !== null && flow.fail !== null && this.forks < MAX_CWD_FORKS && children.slice(k + 1).some((rest) => !TOKENS.has(rest.type))) {
+        this.forks++;
+        return this.bothDirectories(children.slice(k + 1), ctx, flow, inCase);
+      } else current = merge(flow.ok, flow.fail);
       last = flow;
     }
     return last;
+  }
+
+  /** The statements after a `cd` that may have failed, walked in the directory it went to and in the one it left. */
+  private bothDirectories(rest: SyntaxNode[], ctx: SegmentContext, flow: Flow, inCase: boolean): Flow {
+    const errexit = this.errexit;
+    const moved = this.sequence(rest, ctx, flow.ok, inCase);
+    const errexitMoved = this.errexit;
+    this.errexit = errexit;
+    const stayed = this.sequence(rest, ctx, flow.fail, inCase);
+    // `set -e` counts as on after both only when each reading turned it on.
+    this.errexit = this.errexit && errexitMoved;
+    this.stdout = null;
+    return { ok: merge(moved.ok, stayed.ok), fail: merge(moved.fail, stayed.fail), ...(moved.quiet === true || stayed.quiet === true ? { quiet: true } : {}) };
   }
 
   /** `! …`: the status inverted, and `set -e` ignored inside (bash manual, "Pipelines", "The Set Builtin"). */
