@@ -100,6 +100,16 @@ function unicodeEscape(ch: string): string {
 export const PAST_ASCII = /[\u007f-\uffff]/;
 
 /**
+ * A rule offered as an answer's choice (remember.ts makes it plain: isPlainText), as it would be
+ * saved, but every character past ASCII written `\uXXXX` as escapeName writes a name: a rule
+ * `Bash(gіt push) in /p` (Cyrillic `і`) read as git's (round 32 review S32-1). ASCII rules, nearly
+ * every one, are themselves.
+ */
+export function shownRule(rule: string): string {
+  return pastAscii().test(rule) ? rule.replace(pastAscii(), unicodeEscape) : rule;
+}
+
+/**
  * Escaping for JSON text (the arguments of a call as JSON.stringify wrote them): JSON has already
  * escaped quotes, backslashes and C0 controls, so only what JSON leaves raw is escaped, as `\uXXXX`
  * (a pair of them for a character past U+FFFF)

@@ -3,7 +3,7 @@ import type { DefinitionReport } from '../pins/check.js';
 import { VERDICT_RANK, type CommandInfo, type Decision, type Kind, type PathReport, type Segment, type SubjectDecision, type Verdict } from '../policy/types.js';
 import { isSafeCommand } from '../policy/safe.js';
 import { ACCEPT_DEFINITION, definitionPayload, offersAccept, renderDefinition } from './definition-prompt.js';
-import { cutShown, escapeName, escapeShown, escapeText } from './escape.js';
+import { cutShown, escapeName, escapeShown, escapeText, shownRule } from './escape.js';
 import { readEdit, showsAsTyped, type CallEdit, type EditableField } from './edit.js';
 import { changeSummary, type FileChange } from './file-change.js';
 import { PRIVILEGE } from '../programs.js';
@@ -96,7 +96,7 @@ function labelsFor(input: PromptInput, whole: boolean): string[] {
   if (offersAccept(input.definition)) return whole ? [ACCEPT_DEFINITION, ALLOW_ONCE, DENY] : [ALLOW_ONCE, DENY];
   const labels = [ALLOW_ONCE];
   if (input.offerSession && whole) labels.push(ALLOW_SESSION);
-  if (input.rememberRules && whole) labels.push(ALWAYS_PREFIX + input.rememberRules.join(', '));
+  if (input.rememberRules && whole) labels.push(ALWAYS_PREFIX + input.rememberRules.map(shownRule).join(', '));
   labels.push(DENY);
   return labels;
 }
@@ -340,7 +340,7 @@ function choiceLines(input: PromptInput, whole: boolean): string[] {
   const lines: string[] = [];
   if (offersAccept(input.definition) && whole) lines.push(`"${ACCEPT_DEFINITION}" pins it as it is now and allows this call.`);
   // A session grant is the rules "Always allow" would save, or the exact call (latch/ask.ts applyAnswer).
-  const remembered = whole ? input.rememberRules?.map(escapeText).join(', ') : undefined;
+  const remembered = whole ? input.rememberRules?.map(shownRule).join(', ') : undefined;
   if (input.offerSession && whole) lines.push(`"Allow for this session" allows: ${remembered ?? 'this exact call'} (until the client disconnects)`);
   if (remembered) lines.push(`"Always allow" saves: ${remembered}`);
   else if (input.rememberHoldsCredential && whole) lines.push(`"Always allow" is not offered: its rule would hold a credential, and rules are saved in clear in the config. To remember this call, put the credential in an environment variable.`);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { escapeText } from '../../src/latch/escape.js';
 import { unifiedDiff, type FileChange } from '../../src/latch/file-change.js';
-import { MAX_DIFF_LINES_IN_PROMPT, buildPrompt, notShown, renderMessage, requestPayload, type PromptInput } from '../../src/latch/prompt.js';
+import { MAX_DIFF_LINES_IN_PROMPT, buildPrompt, notShown, parseChoice, renderMessage, requestPayload, type PromptInput } from '../../src/latch/prompt.js';
 import type { Decision } from '../../src/policy/types.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
@@ -171,6 +171,24 @@ describe('what the broader choices cover', () => {
     expect(exact.some((line) => line.startsWith('"Always allow"'))).toBe(false);
     const neither = renderMessage(input(decision, { path, content: 'x' }, { offerSession: false })).split('\n');
     expect(neither.some((line) => line.startsWith('"Allow for this session"'))).toBe(false);
+  });
+});
+
+// Round 32 review S32-1: a rule offered as a choice is shown as saved, but a character past ASCII
+// as `\uXXXX` (escapeName's reading): `Edit(/w/wrіte.txt)` with a Cyrillic `і` read as a Latin one.
+describe('a rule with a look-alike character in the choices', () => {
+  test('the choice, the lines naming it and the answer it maps back to', () => {
+    const path = `${W}/wr\u0456te.txt`;
+    const decision = decideFs('write_file', { path, content: 'x' }, [W]);
+    const prompt = input(decision, { path, content: 'x' }, { rememberRules: [`Edit(${path})`] });
+    const built = buildPrompt(prompt);
+    const decisionField = (built.requestedSchema.properties as Record<string, { enum?: string[] }>).decision!;
+    const always = decisionField.enum!.find((choice) => choice.startsWith('Always allow: '))!;
+    expect(always).toBe(`Always allow: Edit(${W}/wr\\u0456te.txt)`);
+    expect(built.message).toContain(`"Always allow" saves: Edit(${W}/wr\\u0456te.txt)`);
+    expect(built.message.split('\n').filter((line) => line.includes('allow')).join('\n')).not.toContain('\u0456');
+    // The answer is the label; what it saves is the rule as it is.
+    expect(parseChoice(always, prompt)).toEqual({ type: 'always', rules: [`Edit(${path})`] });
   });
 });
 
