@@ -37,7 +37,7 @@ interface PathMatcher {
 }
 
 /** A glob as a path rule tries it: minimatch, or a string test for the shapes most rules have (globMatchers). */
-interface GlobMatcher {
+export interface GlobMatcher {
   match(path: string, partial?: boolean): boolean;
 }
 
@@ -159,8 +159,9 @@ export class RuleSet {
     return globs.map((glob): Place => {
       const matcher: PathMatcher = { rule, matchers: globMatchers(glob, nocase, nocase === 'none' || rule.list !== 'allow') };
       // minimatch takes `x/..` out of a glob (`/w/proj/../secret/**` matches /w/secret/x), which the
-      // index by literal prefix does not: such a glob is tried on every path.
-      if (/(^|\/)\.\.(\/|$)/.test(glob)) return { where: 'scan', key: '', matcher };
+      // index by literal prefix does not: such a glob is tried on every path; so is one whose braces
+      // may make a `..` (`/w/proj/x/{.,y}.` is `/w/proj/x/..`, which matches /w/proj).
+      if (/(^|\/)\.\.(\/|$)/.test(glob) || /\{.*\./.test(glob)) return { where: 'scan', key: '', matcher };
       if (glob.startsWith('/**/')) {
         const name = glob.slice(4);
         return !/[*?[\]{}\\]/.test(name) && !name.includes('/') ? { where: 'basename', key: fold(name, nocase), matcher } : { where: 'scan', key: '', matcher };
@@ -399,7 +400,7 @@ function isCaseInsensitive(platform: NodeJS.Platform): boolean {
  * 31 review F31-5). Allow rules keep the case written, lower-cased only on macOS and Windows, whose
  * file systems fold case (docs/rules.md#path-globs).
  */
-type Fold = 'none' | 'lower' | 'names';
+export type Fold = 'none' | 'lower' | 'names';
 
 function caseFold(platform: NodeJS.Platform, list: RuleList): Fold {
   return list !== 'allow' ? 'names' : isCaseInsensitive(platform) ? 'lower' : 'none';
@@ -553,8 +554,8 @@ function literalPrefix(glob: string): string {
   return prefix === '' ? '/' : prefix;
 }
 
-/** `fast`: a literal shape is matched by a string test (globMatcher), both sides folded as `nocase` says. */
-function globMatchers(glob: string, nocase: Fold, fast: boolean): GlobMatcher[] {
+/** `fast`: a literal shape is matched by a string test (globMatcher), both sides folded as `nocase` says. Exported for test/policy/glob-head.test.ts. */
+export function globMatchers(glob: string, nocase: Fold, fast: boolean): GlobMatcher[] {
   return compiledGlobs.get(`${nocase}${fast ? 'f' : 'm'}${glob}`, () => {
     const matchers = [globMatcher(glob, nocase, fast)];
     // `dir/**` also matches `dir` itself (deleting or moving the directory).
@@ -589,7 +590,12 @@ function globMatcher(raw: string, nocase: Fold, fast: boolean): GlobMatcher {
   const shape = fast ? LITERAL_SHAPE.exec(glob) : null;
   if (shape === null) {
     let minimatch: Minimatch | undefined;
-    return { match: (path, partial = false) => (minimatch ??= minimatchOf(glob, nocase !== 'none')).match(names ? nameKey(path) : path, partial) };
+    const head = literalHead(glob);
+    if (head === null) return { match: (path, partial = false) => (minimatch ??= minimatchOf(glob, nocase !== 'none')).match(names ? nameKey(path) : path, partial) };
+    return {
+      match: (path, partial = false) =>
+        partial || startsWithHead(path, head, nocase !== 'none') || !isPlainAbsolute(path) ? (minimatch ??= minimatchOf(glob, nocase !== 'none')).match(names ? nameKey(path) : path, partial) : false,
+    };
   }
   // In any case: both sides folded (lower-cased on macOS and Windows for allow rules), as minimatch compares a literal part with nocase.
   const [, dir, tree, name] = (nocase === 'lower' ? shape.map((part) => part?.toLowerCase()) : shape) as unknown as [string, string, string | undefined, string | undefined];
@@ -599,6 +605,45 @@ function globMatcher(raw: string, nocase: Fold, fast: boolean): GlobMatcher {
   // minimatch only for what the string test does not answer, made then.
   let minimatch: Minimatch | undefined;
   return { match: (path, partial = false) => (partial || !isPlainAbsolute(path) ? (minimatch ??= minimatchOf(glob, nocase !== 'none')).match(names ? nameKey(path) : path, partial) : matches(fold(path, nocase))) };
+}
+
+/**
+ * The text every path a glob matches starts with (minimatch, the options of minimatchOf; a plain
+ * absolute path, not a partial match): the glob up to its first character that is not taken
+ * literally, less a `/` it ends in (`a/**` may match `a`). A path not starting so is not given to
+ * minimatch: the built-in sibling globs of the gateway's files (`DIR/mcp-latch.json.*`, …) are
+ * filed under DIR and tried on each path in it and on DIR itself, which made minimatch's `match`
+ * hot enough for TurboFan in a gateway's first commands (docs/performance.md, "Round 32: the sibling
+ * globs, the start and a new text's decision"). Null when a part can move: braces (`{.,y}.` makes a
+ * `..`), a `.` or `..` part (minimatch takes `x/..` out), `//` (one `/` to minimatch), and on
+ * Windows (a drive letter matches in any case). Each character of the head is one path character;
+ * test/policy/glob-head.test.ts checks minimatch agrees on every path.
+ */
+export function literalHead(glob: string): string | null {
+  if (process.platform === 'win32' || glob.includes('{') || glob.includes('//') || /(^|\/)\.\.?(\/|$)/.test(glob)) return null;
+  const magic = glob.search(/[*?[\]{}()|+@!\\]/);
+  const head = (magic === -1 ? glob : glob.slice(0, magic)).replace(/\/$/, '');
+  return head === '' ? null : head;
+}
+
+/**
+ * Whether `path` may start with `head` as minimatch compares them: the same characters, an ASCII
+ * letter in either case with `nocase`. At the first character past ASCII on either side, yes:
+ * nameKey and minimatch's folding (a RegExp with `iu`: `K` U+212A is `k`) decide. Before it,
+ * nameKey only lower-cases the path, so an ASCII difference there is one to minimatch too.
+ */
+export function startsWithHead(path: string, head: string, nocase: boolean): boolean {
+  if (!nocase) return path.startsWith(head);
+  for (let i = 0; i < head.length; i++) {
+    const h = head.charCodeAt(i);
+    const c = path.charCodeAt(i);
+    if (c === h) continue;
+    if (h > 127 || c > 127) return true;
+    // Past the path's end c is NaN: no match.
+    const lower = c | 32;
+    if (lower !== (h | 32) || lower < 97 || lower > 122) return false;
+  }
+  return true;
 }
 
 function minimatchOf(glob: string, nocase: boolean): Minimatch {
