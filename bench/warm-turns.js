@@ -10,7 +10,9 @@
 // a rotating order, `--blocks` times (25) a round, so every target sees the same load
 // (docs/performance.md, "Round 26: per-call work"). Prints per round each target's p50 and its ratio
 // to the relay's, with the gateway's CPU per call (all threads, the scheduler's accounting), then
-// the medians over the rounds (fresh processes each round).
+// the medians over the rounds (fresh processes each round). `--peers`: also, per target, this
+// process's CPU a call (the client's: its main thread, by schedstat), its read system calls a call
+// (/proc/self/io), and the server's CPU a call (the middle's child, or the server when direct).
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -39,6 +41,16 @@ const option = (name, fallback) => (argv.includes(name) ? Number(argv[argv.index
 const rounds = option('--rounds', 3);
 const block = option('--block', 200);
 const blocks = option('--blocks', 25);
+const peers = argv.includes('--peers');
+/** This process's main thread's CPU (ns), and its read system calls so far. */
+const clientCpuNs = () => Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
+const clientReads = () => Number(/^syscr: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
+/** The server of a session: the middle's first child, or the process itself when it is the server. */
+function serverPid(pid, direct) {
+  if (direct) return pid;
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+  return Number(children[0]);
+}
 const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [argv[index + 1].endsWith('#no-audit') ? `${resolve(argv[index + 1].slice(0, -9))}#no-audit` : resolve(argv[index + 1])] : []));
 if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -89,16 +101,27 @@ for (let round = 0; round < rounds; round++) {
   for (let b = 0; b < 5; b++) for (const { call } of sessions) for (let i = 0; i < block; i++) await call();
   const latencies = targets.map(() => []);
   const cpu = targets.map(() => 0);
+  const peerCpu = targets.map(() => ({ client: 0, reads: 0, server: 0 }));
+  const servers = sessions.map((session, index) => (peers ? serverPid(session.pid, targets[index].label === 'direct') : 0));
   const split = sessions.map((session) => userSystemMs(session.pid));
   for (let b = 0; b < blocks; b++) {
     for (let k = 0; k < targets.length; k++) {
       const index = (b + k) % targets.length;
       const { call, pid } = sessions[index];
       const before = cpuNs(pid);
+      // The client's own counters read last before the calls and first after them.
+      const serverBefore = peers ? cpuNs(servers[index]) : 0;
+      const clientBefore = peers ? clientCpuNs() : 0;
+      const readsBefore = peers ? clientReads() : 0;
       for (let i = 0; i < block; i++) {
         const t = performance.now();
         await call();
         latencies[index].push(performance.now() - t);
+      }
+      if (peers) {
+        peerCpu[index].reads += clientReads() - readsBefore;
+        peerCpu[index].client += clientCpuNs() - clientBefore;
+        peerCpu[index].server += cpuNs(servers[index]) - serverBefore;
       }
       cpu[index] += cpuNs(pid) - before;
     }
@@ -110,7 +133,7 @@ for (let round = 0; round < rounds; round++) {
   const relayIndex = targets.findIndex((target) => target.label === 'relay');
   const p50s = latencies.map((list) => percentile(list.sort((a, b) => a - b), 50));
   targets.forEach((target, index) => perRound[index].push({ p50: p50s[index], ratio: p50s[index] / p50s[relayIndex], cpuUs: cpu[index] / 1000 / (block * blocks) }));
-  console.log(`round ${round + 1}: ` + targets.map((target, index) => `${target.label.split(' ')[0]}${target.label.endsWith('#no-audit') ? '(no audit)' : ''} ${(p50s[index] * 1000).toFixed(1)} µs (${(p50s[index] / p50s[relayIndex]).toFixed(3)}x, ${(cpu[index] / 1000 / (block * blocks)).toFixed(1)} µs CPU, user/sys ${splitUs[index].user.toFixed(1)}/${splitUs[index].system.toFixed(1)})`).join('; '));
+  console.log(`round ${round + 1}: ` + targets.map((target, index) => `${target.label.split(' ')[0]}${target.label.endsWith('#no-audit') ? '(no audit)' : ''} ${(p50s[index] * 1000).toFixed(1)} µs (${(p50s[index] / p50s[relayIndex]).toFixed(3)}x, ${(cpu[index] / 1000 / (block * blocks)).toFixed(1)} µs CPU, user/sys ${splitUs[index].user.toFixed(1)}/${splitUs[index].system.toFixed(1)}${peers ? `; client ${(peerCpu[index].client / 1000 / (block * blocks)).toFixed(1)} µs, ${(peerCpu[index].reads / (block * blocks)).toFixed(2)} reads, server ${(peerCpu[index].server / 1000 / (block * blocks)).toFixed(1)} µs a call` : ''})`).join('; '));
   for (const session of sessions) await session.client.close();
 }
 console.log('medians:');
