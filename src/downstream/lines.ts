@@ -53,6 +53,10 @@ export class LineReader {
    * "Round 26: per-call work").
    */
   push(chunk: Buffer, onLine: (line: string) => void, onOversized: (oversized: Oversized) => void, end = chunk.length): number {
+    if (end > 0 && end <= this.maxBytes + 1 && this.partsBytes === 0 && !this.over && chunk[end - 1] === 10) {
+      const ended = this.pushWhole(chunk, end, onLine);
+      if (ended > 0) return ended;
+    }
     // A read that does not end with a newline is taken as a view of its own bytes, so no search
     // reaches the stale ones after it; one that does end with one has no newline search pass it.
     if (end < chunk.length && (end === 0 || chunk[end - 1] !== 10)) chunk = chunk.subarray(0, end);
@@ -62,7 +66,7 @@ export class LineReader {
     // into the runtime; docs/performance.md, "Round 24: per-call CPU").
     for (let index = chunk.indexOf(10); index !== -1 && index < end; index = start < end ? chunk.indexOf(10, start) : -1) {
       if (this.partsBytes === 0 && !this.over && index - start <= this.maxBytes) {
-        onLine(chunk.toString('utf8', start, index > start && chunk[index - 1] === 13 ? index - 1 : index));
+        onLine(utf8Text(chunk, start, index > start && chunk[index - 1] === 13 ? index - 1 : index));
       } else {
         this.append(chunk.subarray(start, index));
         this.endLine(onLine, onOversized);
@@ -72,6 +76,36 @@ export class LineReader {
     }
     if (start < end) this.append(start === 0 && end === chunk.length ? chunk : chunk.subarray(start, end));
     return ended;
+  }
+
+  /**
+   * A read of whole lines (it ends with a newline, nothing of an earlier read waits, and it is within
+   * the limit), decoded as one text and cut at its newlines by the text's own search: one decode and
+   * one search for the read, where each line took a search of the bytes and a decode of its own, both
+   * calls into Node (~0.4k and ~0.8k instructions; docs/performance.md, "Round 32: the call path").
+   * Each line is then a slice of the read's text, which it keeps alive while it lives (64 KiB at
+   * most, client-input.ts). A read whose text is not one character a byte (UTF-8 past ASCII) and
+   * holds several lines is left to push's search of the bytes (0 returned, nothing handed over), so
+   * that no line is cut elsewhere than at its byte. No line is over the limit here: the read is not.
+   */
+  private pushWhole(chunk: Buffer, end: number, onLine: (line: string) => void): number {
+    const text = utf8Text(chunk, 0, end - 1);
+    let index = text.indexOf('\n');
+    if (index === -1) {
+      onLine(text.charCodeAt(text.length - 1) === 13 ? text.slice(0, -1) : text);
+      return 1;
+    }
+    if (text.length !== end - 1) return 0;
+    let start = 0;
+    let ended = 0;
+    for (;;) {
+      const stop = index === -1 ? text.length : index;
+      onLine(text.slice(start, stop > start && text.charCodeAt(stop - 1) === 13 ? stop - 1 : stop));
+      ended += 1;
+      if (index === -1) return ended;
+      start = index + 1;
+      index = text.indexOf('\n', start);
+    }
   }
 
   private append(piece: Buffer): void {
@@ -103,6 +137,16 @@ export class LineReader {
     if (line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
     onLine(line.toString('utf8'));
   }
+}
+
+/**
+ * The bytes `start` to `end` of `chunk` as UTF-8 text: `toString('utf8', start, end)` without its
+ * arguments' checks and its look-up of the encoding's functions, which cost ~0.2k instructions a
+ * line, two lines a call (docs/performance.md, "Round 32: the call path"). `utf8Slice` is the method
+ * Buffer's toString calls for UTF-8 (Node 20 to 24); `start` and `end` are within the chunk here.
+ */
+function utf8Text(chunk: Buffer, start: number, end: number): string {
+  return (chunk as Buffer & { utf8Slice(start: number, end: number): string }).utf8Slice(start, end);
 }
 
 function lastBytes(buffer: Buffer): Buffer {

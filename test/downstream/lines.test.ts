@@ -13,7 +13,7 @@ describe('LineReader', () => {
     expect(read(new LineReader(1000), ['ab', 'c\r\nde\nf', 'g\n', '\n']).lines).toEqual(['abc', 'de', 'fg', '']);
   });
 
-  test('a read that ends with its newline is searched once; one with more after it, until none is left', () => {
+  test('a read of whole lines is decoded once and cut by its text, its bytes never searched; any other read is searched until no newline is left', () => {
     const searches: number[] = [];
     const counted = (text: string): Buffer => {
       const chunk = Buffer.from(text);
@@ -27,11 +27,54 @@ describe('LineReader', () => {
     const lines: string[] = [];
     const reader = new LineReader(1000);
     reader.push(counted('{"a":1}\n'), (line) => lines.push(line), () => undefined);
-    expect(searches).toEqual([0]);
+    reader.push(counted('{"x":1}\r\n{"y":2}\n\n{"z":3}\n'), (line) => lines.push(line), () => undefined);
+    expect(searches).toEqual([]);
     reader.push(counted('{"b":2}\n{"c"'), (line) => lines.push(line), () => undefined);
     reader.push(counted(':3}\n'), (line) => lines.push(line), () => undefined);
-    expect(searches).toEqual([0, 0, 8, 0]);
-    expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
+    expect(searches).toEqual([0, 8, 0]);
+    // Several lines past ASCII: cut at their bytes, as before.
+    reader.push(counted('{"é":1}\n{"ü":2}\n'), (line) => lines.push(line), () => undefined);
+    expect(searches).toEqual([0, 8, 0, 0, 9]);
+    expect(lines).toEqual(['{"a":1}', '{"x":1}', '{"y":2}', '', '{"z":3}', '{"b":2}', '{"c":3}', '{"é":1}', '{"ü":2}']);
+  });
+
+  test('a read of whole lines gives the lines a search of its bytes gives: CR, empty lines, text past ASCII, bytes that are not UTF-8, lines at and over the limit', () => {
+    // The lines as the bytes' own newlines cut them, each decoded alone (push before round 32).
+    const byBytes = (bytes: Buffer): string[] => {
+      const lines: string[] = [];
+      let start = 0;
+      for (let index = bytes.indexOf(10); index !== -1; start = index + 1, index = bytes.indexOf(10, start)) lines.push(bytes.toString('utf8', start, index > start && bytes[index - 1] === 13 ? index - 1 : index));
+      return lines;
+    };
+    const reads = [
+      '\n',
+      '\r\n',
+      'a\r\n\r\nb\n',
+      '{"x":"é"}\n',
+      '{"x":"é"}\n{"y":"✓"}\r\n',
+      '{"x":"😀"}\n{"y":1}\n',
+    ].map((text) => Buffer.from(text));
+    // Bytes that are not UTF-8 around and between the newlines: a lead byte cut by a newline, a lone continuation byte, a CR after a cut sequence.
+    reads.push(Buffer.from([0x61, 0xc3, 0x0a, 0x62, 0x0a]), Buffer.from([0x80, 0x0a, 0xe2, 0x82, 0x0a, 0x63, 0x0a]), Buffer.from([0xe2, 0x0d, 0x0a]), Buffer.from([0xff, 0x0a, 0xfe, 0x0d, 0x0a]));
+    for (const bytes of reads) {
+      const lines: string[] = [];
+      const oversized: Oversized[] = [];
+      new LineReader(1000).push(bytes, (line) => lines.push(line), (over) => oversized.push(over));
+      expect(lines, JSON.stringify([...bytes])).toEqual(byBytes(bytes));
+      expect(oversized).toEqual([]);
+    }
+    // The limit, in bytes: a line of exactly `maxBytes` is taken, one byte more is not.
+    const at = (limit: number, text: string) => {
+      const lines: string[] = [];
+      const oversized: Oversized[] = [];
+      new LineReader(limit).push(Buffer.from(text), (line) => lines.push(line), (over) => oversized.push(over));
+      return { lines, oversized: oversized.map((over) => over.bytes) };
+    };
+    expect(at(5, 'abcde\n')).toEqual({ lines: ['abcde'], oversized: [] });
+    expect(at(5, 'abcdef\n')).toEqual({ lines: [], oversized: [6] });
+    expect(at(4, 'éé\n')).toEqual({ lines: ['éé'], oversized: [] });
+    expect(at(3, 'éé\n')).toEqual({ lines: [], oversized: [4] });
+    expect(at(5, 'ab\nabcdef\n')).toEqual({ lines: ['ab'], oversized: [6] });
   });
 
   test('chunks written over once pushed (a reader with one buffer): a line across them is whole', () => {
