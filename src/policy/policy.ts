@@ -171,6 +171,7 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const pattern of RUNNER_PROGRAM_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a package manager runs the program ${pattern} names`, codeFile: true });
   for (const pattern of PROGRAM_START_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a program runs code or a command ${pattern} names at its next start`, codeFile: true });
   for (const pattern of REQUEST_SETTING_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a program sends its requests, and the credentials it adds, where ${pattern} says at its next run`, codeFile: true });
+  for (const pattern of LOGIN_START_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a shell or ssh runs the commands ${pattern} holds at its next start`, codeFile: true });
   for (const pattern of HOOK_FRAMEWORK_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a git hook framework runs the commands ${pattern} names`, codeFile: true });
   // Removing it asks too: Desktop Commander keeps the old config in memory while mcp-latch, finding no file, would take $SHELL for its shell.
   rules.push({ type: 'path', list: 'ask', access: 'write', pattern: DESKTOP_COMMANDER_CONFIG, text: `built-in: Desktop Commander runs commands in the shell and directories ${DESKTOP_COMMANDER_CONFIG} names` });
@@ -377,6 +378,27 @@ const PROGRAM_START_FILES: readonly string[] = [
  * from the index, the file names: asked as the package managers' `.npmrc` (round 13) is.
  */
 const REQUEST_SETTING_FILES: readonly string[] = ['**/pip.conf', '~/.pip/pip.conf', '~/.config/pip/pip.conf', '/etc/pip.conf', '/etc/xdg/pip/pip.conf', '~/.curlrc', '~/.config/.curlrc', '~/.wgetrc', '/etc/wgetrc'];
+
+/**
+ * Files a shell sources at its start (bash(1) INVOCATION: `~/.bashrc` for `bash -i`, `~/.profile`,
+ * `~/.bash_profile`, `~/.bash_login` for a login shell (`bash -l`, `sh -l`), `~/.bash_logout`; zsh(1)
+ * STARTUP/SHUTDOWN FILES: `~/.zshenv` for every zsh, `-c` included; fish's `config.fish` and
+ * `conf.d/`; ksh's, mksh's and csh's), and ssh's own configuration (ssh_config(5): `ProxyCommand`,
+ * `LocalCommand`, `Match exec`, `KnownHostsCommand` run at the next `ssh`, `git push` or `scp` to a
+ * host it matches; sshd(8) runs `~/.ssh/rc` at each login here). Written by one call, the next
+ * `bash -i ./x.sh` (bash 5.2 ran ~/.bashrc's line), `zsh -c …` or `git fetch` over ssh runs them,
+ * past the deny rules that would meet the same command written out: asked as git's code files are
+ * (round 32 review R32-5).
+ */
+const LOGIN_START_FILES: readonly string[] = [
+  ...['.bashrc', '.bash_profile', '.bash_login', '.profile', '.bash_logout', '.zshenv', '.zprofile', '.zshrc', '.zlogin', '.zlogout', '.kshrc', '.mkshrc', '.cshrc', '.tcshrc', '.login', '.logout'].map((file) => `~/${file}`),
+  '~/.config/fish/config.fish',
+  '~/.config/fish/conf.d/**',
+  '~/.config/fish/functions/**',
+  '~/.ssh/config',
+  '~/.ssh/config.d/**',
+  '~/.ssh/rc',
+];
 
 /**
  * What git hook frameworks run at the next `git commit` once installed (`pre-commit install`,

@@ -215,7 +215,7 @@ family('§5.3 redirections: a target is a write subject, an input a read subject
   ['git status > f', 'allow', 'Bash(git status)', { allow: ['Bash(git status)'], mode: 'acceptEdits' }], // a write inside the workspace
   ['echo x > out.txt', 'allow', 'Edit(./**)', { allow: ['Edit(./**)'] }], // redirects meet Edit rules
   ['echo pwned > ~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }], // R#12
-  ['echo pwned > ~/.bashrc', 'ask', null, { mode: 'acceptEdits' }], // outside the workspace
+  ['echo pwned > ~/.bashrc', 'ask', 'built-in: a shell or ssh runs the commands ~/.bashrc holds at its next start', { mode: 'acceptEdits' }], // outside the workspace; a shell's start-up file (round 32 review R32-5)
   ['echo x 2>~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }],
   ['echo x > f > ~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }],
   ['echo x >~/.bashrc 2>/dev/null', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }],
@@ -239,7 +239,7 @@ family('§5.3 redirections: a target is a write subject, an input a read subject
   ['cd /nonexistent-dir && echo x > f', 'ask', null, { mode: 'acceptEdits' }], // §5.3 redirect after cd elsewhere
   ['cd "$D" && echo x > f', 'ask', null, { mode: 'acceptEdits' }], // §5.3 redirect after cd to an unknown dir
   ['echo x > $F', 'ask', null, { mode: 'acceptEdits' }], // new: the target is only known at run time
-  ['echo x > "$HOME/.bashrc"', 'ask', null, { mode: 'acceptEdits' }], // new: was allowed as a write "inside the workspace"
+  ['echo x > "$HOME/.bashrc"', 'ask', 'built-in: a shell or ssh runs the commands ~/.bashrc holds at its next start', { mode: 'acceptEdits' }], // new: was allowed as a write "inside the workspace"
   ['echo x > $F', 'ask', null, { mode: 'bypassPermissions' }], // a path that cannot be checked asks even here
   ['echo x > *.txt', 'ask', null, { mode: 'acceptEdits' }], // new: a glob target
   ['echo x > "$HOME/.bashrc"', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }], // new: $HOME is spelled ~ for deny rules
@@ -291,7 +291,7 @@ family('§5.4 exec-capable options: never auto-allowed in default mode', {}, [
   ['git diff --ext-diff', 'ask', null],
   ['git diff --ext-diff=x', 'ask', null],
   ['git diff --output=/tmp/x', 'ask', null],
-  ['git log --output=<H>/.bashrc', 'ask', null, { allow: ['Bash(git log *)'] }], // new: was allowed by the rule; the file is not a reported write
+  ['git log --output=<H>/.bashrc', 'ask', 'built-in: a shell or ssh runs the commands ~/.bashrc holds at its next start', { allow: ['Bash(git log *)'] }], // new: was allowed by the rule; the file is not a reported write
   ['git log --outp=x', 'ask', null, { allow: ['Bash(git log *)'] }], // new
   ['git log --output=/tmp/x', 'ask', null],
   ['git log --output /tmp/x', 'ask', null],
@@ -456,7 +456,9 @@ family('§5.5 interpreters and executors under allow rules that name them', ALLO
   ['docker exec ctr ls', 'allow', 'Bash(docker exec *)'], // the user allowed docker exec; the payload (ls) is read-only
   ['bash script.sh', 'allow', 'Bash(bash *)'], // a script file, allowed by the user's own rule (as in Claude Code)
   ['node script.js', 'allow', 'Bash(node *)'],
-  ['python3 -m http.server', 'allow', 'Bash(python3 *)'],
+  // A web server hands out every file below its directory (round 32 review R32-8): <P>/outdir leads outside.
+  ['python3 -m http.server', 'ask', null],
+  ['python3 -m http.server -d public', 'allow', 'Bash(python3 *)'],
 ]);
 
 // -------------------------------------------------------------------------------------------------

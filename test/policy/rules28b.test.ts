@@ -253,7 +253,7 @@ describe('L3. a runtime\'s script outside the workspace is code read from there,
     expectRefused(['deno run -A https://x.example/y.ts', 'deno run npm:cowsay', 'deno jsr:@std/http/file-server'], mode, { ...RULES, deny: ['Bash(rm *)'] });
   });
   test.each(MODES)('%s: scripts of the workspace, modules and the runtimes\' own commands stay allowed', (mode) => {
-    expectAllowed(['node x.js', 'node scripts/build.js --prod', 'node ./bin/cli.js', 'python3 manage.py test', 'python3 -m pytest tests', 'python3 -m http.server 8000', 'perl -w tools/gen.pl', 'ruby script.rb', 'deno run -A main.ts', 'deno main.ts', 'deno fmt', 'deno lint', 'deno task dev', 'bun x.ts', 'bun run build', 'bun run ./scripts/x.ts', 'bun install', 'bash ./build.sh', 'node --version', 'python3 --version'], mode, RULES);
+    expectAllowed(['node x.js', 'node scripts/build.js --prod', 'node ./bin/cli.js', 'python3 manage.py test', 'python3 -m pytest tests', 'python3 -m http.server 8000 -d public', 'perl -w tools/gen.pl', 'ruby script.rb', 'deno run -A main.ts', 'deno main.ts', 'deno fmt', 'deno lint', 'deno task dev', 'bun x.ts', 'bun run build', 'bun run ./scripts/x.ts', 'bun install', 'bash ./build.sh', 'node --version', 'python3 --version'], mode, RULES);
   });
 });
 

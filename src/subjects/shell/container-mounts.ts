@@ -13,9 +13,20 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * is a read of every file under `/`. Each is a recursive read: a deny or ask rule matching a file
  * below makes it ask (docs/rules.md "Recursive reads"); outside the workspace it asks in default.
  * A named volume (`-v data:/var/lib/x`) is no host path.
+ *
+ * Round 32 (review R32-3): the container engine's socket mounted in (`-v /var/run/docker.sock:/s`,
+ * `/run/containerd/containerd.sock`, podman's, a rootless `/run/user/N/docker.sock`, or `/run` or
+ * `/var/run` holding it) lets the container start another one with `-v /:/host`: a read of `/`,
+ * as `--privileged` is. So is `--device-cgroup-rule` (the device cgroup opened, the default
+ * CAP_MKNOD makes the node: `mknod /dev/sda b 8 0`). `--volumes-from CTR` mounts what another
+ * container mounted, host directories included, known only at run time.
  */
 const RUNS = new Set(['run', 'create']);
-const HOST = /^--privileged(?:=true)?$|^--(?:pid|ipc|userns|uts|cgroupns)=host$|^--cap-add=(?:ALL|SYS_ADMIN|DAC_READ_SEARCH|SYS_PTRACE|SYS_MODULE)$|^--device(?:=|$)|^--security-opt=(?:apparmor|seccomp|label)[=:]unconfined$|^--security-opt=label[=:]disable$/i;
+const HOST = /^--privileged(?:=true)?$|^--(?:pid|ipc|userns|uts|cgroupns)=host$|^--cap-add=(?:ALL|SYS_ADMIN|DAC_READ_SEARCH|SYS_PTRACE|SYS_MODULE)$|^--device(?:=|$)|^--device-cgroup-rule(?:=|$)|^--security-opt=(?:apparmor|seccomp|label)[=:]unconfined$|^--security-opt=label[=:]disable$/i;
+
+/** An engine's socket, or a run-time directory holding one (`/run`, `/var/run`, `/run/user/N`, `/run/docker`…). */
+const ENGINE_SOCKET = /\.sock\/*$|^\/+(?:var\/+)?run(?:\/+(?:user(?:\/+\d+)?|docker|containerd|podman|crio|k3s)?)?\/*$/;
+const unknownPlace: Word = { value: '<the host directories another container mounts>', raw: '<the host directories another container mounts>', isStatic: false, ansi: false };
 
 export function containerMounts(name: string, args: readonly Word[], cwd: string | null): CommandPath[] {
   if (name !== 'docker' && name !== 'podman') return [];
@@ -38,7 +49,8 @@ export function containerMounts(name: string, args: readonly Word[], cwd: string
     const pair = /^(-v|--volume|--mount)(?:=(.*))?$/.exec(value);
     // Two-word forms of the options taking a value (`-v SRC:DST`, `--cap-add ALL`, `--pid host`).
     const next = args[i + 1];
-    if (HOST.test(value) || (/^--(?:cap-add|pid|ipc|userns|uts|cgroupns|device|security-opt)$/.test(value) && next?.isStatic && HOST.test(`${value}=${next.value}`))) tree(staticWord('/'));
+    if (HOST.test(value) || (/^--(?:cap-add|pid|ipc|userns|uts|cgroupns|device|device-cgroup-rule|security-opt)$/.test(value) && next?.isStatic && HOST.test(`${value}=${next.value}`))) tree(staticWord('/'));
+    if (/^--volumes-from(?:=|$)/.test(value)) tree(unknownPlace);
     if (pair === null) {
       if (/^-[a-zA-Z]$|^--[\w-]+$/.test(value) && next !== undefined && !next.value.startsWith('-') && TAKES_VALUE.test(value)) i++;
       continue;
@@ -52,7 +64,7 @@ export function containerMounts(name: string, args: readonly Word[], cwd: string
     const source = pair[1] === '--mount' ? (/(?:^|,)(?:source|src)=([^,]+)/.exec(spec.value)?.[1] ?? null) : spec.value.split(':')[0]!;
     if (pair[1] === '--mount' && !/(?:^|,)type=bind(?:,|$)/.test(spec.value)) continue;
     // A host path starts with `/`, `.` or `~`; another word is a named volume.
-    if (source !== null && /^[/.~]/.test(source)) tree(staticWord(source));
+    if (source !== null && /^[/.~]/.test(source)) tree(staticWord(ENGINE_SOCKET.test(source) ? '/' : source));
   }
   return paths;
 }

@@ -1,5 +1,6 @@
 import type { Dialect } from './dialect.js';
 import { posix } from 'node:path';
+import { jqFilterReads, jqLibraryDirs } from './jq-modules.js';
 import { DENY_CANDIDATE, GIT_CONFIG_SETTING, GIT_OBJECTS, GIT_REWRITE, INTO_DIRECTORY, LINK_TARGET, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
@@ -532,7 +533,7 @@ const awk: Handler = (args, cwd, out) => {
   }
 };
 
-/** `jq [options] FILTER [FILE…]`; `--arg`/`--argjson` take two words, `--slurpfile`/`--rawfile` name a file. */
+/** `jq [options] FILTER [FILE…]`; `--arg`/`--argjson` take two words, `--slurpfile`/`--rawfile` name a file, `-L` a directory of modules. */
 const jq: Handler = (args, cwd, out) => {
   let filterFromFile = false;
   let argsMode = false;
@@ -557,6 +558,9 @@ const jq: Handler = (args, cwd, out) => {
   }
   const files = filterFromFile ? operands : operands.slice(1);
   if (!argsMode) for (const file of files) push(out, pathOf(file, READ, cwd));
+  // The modules it loads: `-L DIR` and a directive's `{search: DIR}` (round 32 review R32-2; jq-modules.ts).
+  jqLibraryDirs(args, cwd, out.paths);
+  if (!filterFromFile && operands[0]) jqFilterReads(operands[0], cwd, out.paths);
 };
 
 /** `chmod [-Rcfv] MODE FILE…`: `-x`, `-w` are modes, not options. */
@@ -2337,6 +2341,12 @@ const wget: Handler = (args, cwd, out) => {
   if (scan.options.some((option) => option.unlisted && !longFlag(option.name, WGET_FLAGS, WGET_LONG))) out.reasons.push(UNKNOWN_OPTION);
   // `--config FILE` holds wgetrc commands the model does not read.
   if (hasOption(scan, '--config')) out.reasons.push(UNKNOWN_OPTION);
+  // wget(1) `--use-askpass=COMMAND` runs COMMAND for the user and password before it connects (wget
+  // 1.21.3 ran `--use-askpass=/x/ask`): a command of its own, deny and allow rules meet (round 32 review R32-6).
+  for (const program of optionValues(scan, '--use-askpass')) {
+    out.reasons.push('interpreter');
+    out.nested.push({ kind: 'argv', words: [program], cwd });
+  }
   // Each `-e key=value` is read as the option it stands for.
   const options: ParsedOption[] = [];
   for (const option of scan.options) {

@@ -32,6 +32,9 @@ import { BUNDLERS, bundlerRunsCode, terraformRunsCode } from './bundlers.js';
 import { localPackagePaths, LOCAL_PACKAGE_PROGRAMS } from './local-packages.js';
 import { changesTrust, TRUST_PROGRAMS } from './network-trust.js';
 import { packedTrees, PACKING_PROGRAMS } from './packed-trees.js';
+import { yqReads } from './jq-modules.js';
+import { servedDirectory } from './directory-servers.js';
+import { networkExec, NETWORK_EXEC_PROGRAMS } from './network-exec.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -103,6 +106,12 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   if (PACKING_PROGRAMS.has(name)) segment.paths.push(...packedTrees(name, args, cwd));
   // A proxy or a TLS trust the command picks: its requests and their token go to another party (R31-2).
   if (TRUST_PROGRAMS.has(name) && changesTrust(name, args)) reasons.push('interpreter');
+  // yq's expression and jq options: the files and module directories it loads (R32-2; jq-modules.ts).
+  if (name === 'yq') yqReads(args, cwd, segment.paths);
+  // A web server handing out every file below its directory (`python3 -m http.server -d ~`; R32-8; directory-servers.ts).
+  if (name.startsWith('p') || name === 'httpd') pushPath(segment.paths, servedDirectory(name, args, cwd));
+  // socat's EXEC/SYSTEM addresses, netcat's and ncat's -e/-c: a command joined to a connection (R32-7; network-exec.ts).
+  if (NETWORK_EXEC_PROGRAMS.has(name) && networkExec(name, args, cwd, nested)) reasons.push('interpreter');
   // Deny rules for every program: what an unknown program (or an interpreter's script) may read,
   // and each of an unknown program's words as a command it may run (`parallel rm ::: x`).
   const unknown = facts === null && !isKnownProgram(name, segment);
@@ -242,10 +251,15 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     case 'batch':
       // at(1): "at and batch read commands from standard input or a specified file which are to be
       // executed at a later time, using /bin/sh": piped text is a script, as for `| sh` (round 27
-      // R27-17); `-f FILE`'s commands are not read here.
-      if (args.some((w) => !w.isStatic || /^-[^-]*f/.test(w.value))) reasons.push('interpreter');
+      // R27-17); `-f FILE`'s commands are not read here, nor a stdin whose text is not known here
+      // (`at now < job.txt`, `cat job.txt | at now`: round 32 review R32-4), as `sh < job.txt`.
+      // `-l`, `-r`, `-d`, `-c` list, remove or print jobs (atq, atrm) and read none.
+      if (args.some((w) => w.isStatic && /^-[^-]*[lrdc]/.test(w.value) && !/^-[^-]*[qtf]/.test(w.value))) return;
+      if (input.stdin === null || args.some((w) => !w.isStatic || /^-[^-]*f/.test(w.value))) reasons.push('interpreter');
       if (input.stdin !== null) built.nested.push({ kind: 'script', text: input.stdin, cwd });
       return;
+    case 'crontab':
+      return describeCrontab(args, input, built);
     case 'ed':
     case 'red':
       reasons.push('interpreter'); // its stdin is ed commands, and `!CMD` runs CMD (ed(1))
@@ -509,13 +523,20 @@ function describeShell(name: string, args: readonly Word[], input: SegmentInput,
       i++;
       break;
     }
+    // bash's start-up file (bash(1) `--rcfile FILE`, `--init-file FILE`; bash reads its long options
+    // with one dash too, shell.c parse_long_options): an interactive shell (`-i`) sources it before
+    // its script or `-c` text. Code read from that file, as the script operand is (round 32 review R32-1).
+    if (BASH_SHELLS.has(name) && /^--?(rcfile|init-file)$/.test(v)) {
+      const file = args[++i];
+      if (file !== undefined) pushPath(segment.paths, pathOf(file, 'read', segment.cwd));
+      continue;
+    }
     if (v.startsWith('--')) {
       const option = v.split('=')[0]!;
       if (name === 'fish' && (option === '--command' || option === '--init-command')) {
         command = true;
         payload = v.includes('=') ? { ...word, value: v.slice(v.indexOf('=') + 1) } : (args[++i] ?? null);
-      } else if (['--rcfile', '--init-file'].includes(option) && !v.includes('=')) i++;
-      else if (option === '--version' || option === '--help') quiet = true;
+      } else if (option === '--version' || option === '--help') quiet = true;
       continue;
     }
     for (let j = 1; j < v.length; j++) {
@@ -854,6 +875,47 @@ function describeM4(args: readonly Word[], input: SegmentInput, built: Built): v
   for (const i of scan.operands) pushPath(built.segment.paths, pathOf(args[i]!, 'read', built.segment.cwd));
   const texts = [...(input.stdin === null ? [] : [input.stdin]), ...optionValues(scan, '-D', '--define').filter((w) => w.isStatic).map((w) => w.value)];
   for (const text of texts) for (const match of text.matchAll(/e?syscmd\(\s*\[?([^)\]]*)/g)) built.nested.push({ kind: 'script', text: match[1]!, cwd: built.segment.cwd });
+}
+
+/**
+ * crontab(1) installs a table whose jobs cron runs later with /bin/sh in the home directory: from
+ * FILE, or from stdin with `-` or no operand (`echo '* * * * * rm -rf v' | crontab -` was allowed
+ * under `Bash(crontab:*)` past `Bash(rm *)`: round 32 review R32-4). A static stdin's jobs are
+ * nested scripts (as `at`'s, R27-17); a file's, or a stdin not known here, are not read: interpreter.
+ * Its variable lines (`SHELL=`, `PATH=`, `BASH_ENV=`) change how every job runs: interpreter too.
+ * `-e` opens an editor on it. `-l`, `-r`, `-V`, `-T` (cronie's check) install nothing.
+ */
+function describeCrontab(args: readonly Word[], input: SegmentInput, built: Built): void {
+  const scan = scanOptions(args, 0, { short: 'unsT' });
+  if (args.some((w) => !w.isStatic) || hasOption(scan, '-e')) {
+    built.reasons.push('interpreter');
+    return;
+  }
+  if (hasOption(scan, '-l', '-r', '-V', '-T', '-c')) return;
+  const file = scan.operands[0] === undefined ? null : args[scan.operands[0]]!;
+  if (file !== null && file.value !== '-') {
+    pushPath(built.segment.paths, pathOf(file, 'read', built.segment.cwd));
+    built.reasons.push('interpreter');
+    return;
+  }
+  if (input.stdin === null) {
+    built.reasons.push('interpreter');
+    return;
+  }
+  for (const line of input.stdin.split('\n')) {
+    const text = line.trim();
+    if (text === '' || text.startsWith('#')) continue;
+    // `NAME=value` (an environment line) or a job: `@reboot CMD`, or five time fields and CMD;
+    // an unescaped `%` ends the command (what follows is its stdin).
+    const job = /^(?:@\w+|(?:\S+\s+){5})(.*)$/s.exec(text);
+    if (/^[A-Za-z_][A-Za-z0-9_]*\s*=/.test(text) || job === null) {
+      built.reasons.push('interpreter');
+      continue;
+    }
+    const command = job[1]!.replace(/(?<!\\)%[^]*$/, '');
+    if (job[1]!.includes('%')) built.reasons.push('interpreter');
+    built.nested.push({ kind: 'script', text: command, cwd: HOME });
+  }
 }
 
 /** tmux(1) commands that only list or query; any other (`new 'CMD'`, `run-shell`, `source-file`, `-f FILE`) runs code. */
