@@ -174,3 +174,13 @@ describe('R32-8 a web server hands out every file below its directory', () => {
     }
   }, 60_000);
 });
+
+describe('R32-9 rsync --daemon --config FILE reads FILE', () => {
+  const RULES: Rules = { allow: ['Bash(rsync:*)'], deny: [`Read(${EVIL}/**)`] };
+  test.each(MODES)('%s', (mode) => {
+    for (const command of [`rsync --daemon --config=${EVIL}/rsyncd.conf`, `rsync --daemon --config ${EVIL}/rsyncd.conf --port=8730`]) denied(command, mode, RULES);
+  });
+  test('a configuration of the project stays allowed', () => {
+    expect(shell('rsync --daemon --config=./rsyncd.conf --port=8730', 'default', RULES).verdict).toBe('allow');
+  });
+});

@@ -1647,7 +1647,7 @@ function rsyncMergeFile(rule: Word, cwd: string | null, out: FileFacts): void {
   if (file !== undefined) push(out, pathOf(staticWord(file), READ, cwd));
 }
 
-const RSYNC_LONG = ['rsh', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'log-file', 'password-file', 'rsync-path', 'temp-dir', 'compare-dest', 'copy-dest', 'link-dest', 'backup-dir', 'suffix', 'chmod', 'chown', 'block-size', 'max-size', 'min-size', 'partial-dir', 'timeout', 'contimeout', 'port', 'sockopts', 'out-format', 'log-file-format', 'bwlimit', 'info', 'debug', 'usermap', 'groupmap', 'remote-option', 'skip-compress', 'iconv', 'checksum-choice', 'compress-choice', 'compress-level', 'modify-window', 'max-delete', 'outbuf', 'write-batch', 'read-batch', 'only-write-batch', 'stop-after', 'stop-at', 'protocol', 'address', 'early-input'];
+const RSYNC_LONG = ['config', 'dparam', 'rsh', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'log-file', 'password-file', 'rsync-path', 'temp-dir', 'compare-dest', 'copy-dest', 'link-dest', 'backup-dir', 'suffix', 'chmod', 'chown', 'block-size', 'max-size', 'min-size', 'partial-dir', 'timeout', 'contimeout', 'port', 'sockopts', 'out-format', 'log-file-format', 'bwlimit', 'info', 'debug', 'usermap', 'groupmap', 'remote-option', 'skip-compress', 'iconv', 'checksum-choice', 'compress-choice', 'compress-level', 'modify-window', 'max-delete', 'outbuf', 'write-batch', 'read-batch', 'only-write-batch', 'stop-after', 'stop-at', 'protocol', 'address', 'early-input'];
 
 /**
  * The reason for programs that write the paths an archive or a patch names (`tar -x`, `unzip`,
@@ -2661,7 +2661,8 @@ const HANDLERS: Record<string, Handler> = {
     exactLong: true,
     rsync: true,
     // `--early-input=FILE` sends FILE to the daemon before the transfer (rsync 3.5; round 13 review A12: a key went over the wire).
-    reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch', '--early-input'],
+    // `--daemon --config=FILE` reads its modules and `pre-xfer exec` commands from FILE (round 32 review).
+    reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch', '--early-input', '--config'],
     writes: ['--log-file', '--write-batch', '--only-write-batch'],
     programs: [],
     // `--copy-unsafe-links` follows exactly the links that leave the tree.
