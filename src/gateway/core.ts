@@ -14,7 +14,7 @@ import { errorMessage, RpcError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
 import type { PolicyState } from '../policy/decide.js';
-import type { MatchEnv } from '../policy/match.js';
+import { MAX_ROOTS_OF_RUN, type MatchEnv } from '../policy/match.js';
 import { addedRuleIssues, configIssues, policyFor, ruleIssues, type PermissionsInput } from '../policy/policy.js';
 import { auditFile, createAudit, type Audit } from '../store/audit.js';
 import { PinStore } from '../store/pins.js';
@@ -95,9 +95,11 @@ export class GatewayCore implements CallContext {
   /**
    * Every root the client or a server was given in this run, in the order first seen: deny and ask
    * rules stay anchored at each after the client's roots change (MatchEnv.ruleRoots; round 31
-   * review F31-2). Only grows; as many as the client has named.
+   * review F31-2). Only grows, to MAX_ROOTS_OF_RUN: past it `rootsBeyond` (round 32 review F32-4).
    */
   private readonly rootsOfRun: string[] = [];
+  /** The run named a root past MAX_ROOTS_OF_RUN: deny and ask rules' relative globs hold below any directory (MatchEnv.rootsBeyond). */
+  private rootsBeyond = false;
   /** Counts the client's notifications/roots/list_changed: a server's roots/list answered before one is not answered again from that answer (relay.ts ROOTS_REUSE_MS). */
   clientRootsGeneration = 0;
   /** Per server, the last two lists of roots it was given through the relay (noteServerRoots). */
@@ -696,17 +698,29 @@ export class GatewayCore implements CallContext {
         }
       })
       .filter((root): root is string => root !== null);
+    // A client naming thousands of roots made every rule that many globs: the first MAX_ROOTS_OF_RUN are the workspace (F32-4).
     this.noteRootsOfRun(this.clientRoots);
+    this.clientRoots = this.clientRoots.filter((root) => this.rootsOfRun.includes(root));
     this.applyPolicy();
   }
 
-  /** Adds `roots` to rootsOfRun; true when one is new. */
+  /**
+   * Adds `roots` to rootsOfRun, to MAX_ROOTS_OF_RUN; one past it sets rootsBeyond (told once): the
+   * relative deny and ask rules then hold below any directory, as that root is not kept (docs/rules.md#path-globs).
+   * True when the rules' anchors changed.
+   */
   private noteRootsOfRun(roots: readonly string[]): boolean {
     let added = false;
     for (const root of roots) {
       if (this.rootsOfRun.includes(root)) continue;
-      this.rootsOfRun.push(root);
-      added = true;
+      if (this.rootsOfRun.length < MAX_ROOTS_OF_RUN) {
+        this.rootsOfRun.push(root);
+        added = true;
+      } else if (!this.rootsBeyond) {
+        this.rootsBeyond = true;
+        added = true;
+        this.logger.warn({ limit: MAX_ROOTS_OF_RUN }, `more than ${MAX_ROOTS_OF_RUN} workspace roots named in this run (MAX_ROOTS_OF_RUN): those past it are not the workspace, and each deny and ask rule relative to a root (./x, a/b) now holds below any directory (docs/rules.md#path-globs)`);
+      }
     }
     return added;
   }
@@ -763,7 +777,7 @@ export class GatewayCore implements CallContext {
     const roots = [...new Set([...configRoots, ...this.clientRoots])];
     // Deny and ask rules also at the roots of this run the workspace no longer holds (F31-2; docs/rules.md#path-globs).
     const gone = this.rootsOfRun.filter((root) => !roots.includes(root));
-    return { home: this.pathEnv.home, roots, platform: this.pathEnv.platform, ...(gone.length > 0 ? { ruleRoots: [...roots, ...gone] } : {}) };
+    return { home: this.pathEnv.home, roots, platform: this.pathEnv.platform, ...(gone.length > 0 ? { ruleRoots: [...roots, ...gone] } : {}), ...(this.rootsBeyond ? { rootsBeyond: true as const } : {}) };
   }
 
   /** Some permissions of a config as a policy, with that config's built-in protections. */

@@ -28,8 +28,17 @@ export interface MatchEnv {
    * roots change, and a server still working in the old one meets it (round 31 review F31-2).
    */
   ruleRoots?: readonly string[];
+  /**
+   * The run has named more roots than MAX_ROOTS_OF_RUN (core.ts): those past it are not kept, so a
+   * deny or ask rule's relative glob also holds below any directory (`Read(./conf/secret/**)` as
+   * `/**\/conf/secret/**`): no anchor dropped, and no rule made thousands of globs (round 32 review F32-4).
+   */
+  rootsBeyond?: true;
   platform: NodeJS.Platform;
 }
+
+/** The roots of a run kept (the client's, those a server was given): past it, MatchEnv.rootsBeyond. */
+export const MAX_ROOTS_OF_RUN = 64;
 
 interface PathMatcher {
   rule: Extract<Rule, { type: 'path' }>;
@@ -99,7 +108,7 @@ export class RuleSet {
     readonly env: MatchEnv,
   ) {
     this.lists = { allow: newList(), ask: newList(), deny: newList() };
-    this.envKey = [env.platform, env.home, ...env.roots, '', ...(env.ruleRoots ?? [])].join('\0');
+    this.envKey = [env.platform, env.home, ...env.roots, '', ...(env.ruleRoots ?? []), env.rootsBeyond ? '\0beyond' : ''].join('\0');
     const real = new Map<string, string | null>();
     for (const rule of rules) this.add(rule, real);
     this.size = rules.length;
@@ -444,8 +453,18 @@ export function ruleGlobs(rule: PathRule, env: MatchEnv): string[] {
   if (rule.list !== 'allow' && !isBuiltIn(rule) && rule.pattern!.includes('\\')) {
     for (const glob of anchorGlob(rule.pattern!.replace(/\\/g, '/'), env)) if (!globs.includes(glob)) globs.push(glob);
   }
+  // Past MAX_ROOTS_OF_RUN a root the run did not keep may be any directory (F32-4).
+  if (rule.list !== 'allow' && env.rootsBeyond) {
+    for (const glob of anchorGlob(rule.pattern!, { ...env, roots: [ANY_ROOT] })) {
+      const any = `/**${glob.slice(ANY_ROOT.length)}`;
+      if (glob.startsWith(`${ANY_ROOT}/`) && !globs.includes(any)) globs.push(any);
+    }
+  }
   return globs;
 }
+
+/** A root no path has (a NUL): what anchorGlob puts before a relative pattern, to be told from the others. */
+const ANY_ROOT = '/\u0000';
 
 /**
  * Absolute globs for one rule pattern (docs/rules.md#path-globs):

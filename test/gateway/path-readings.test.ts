@@ -371,3 +371,51 @@ describe("deny and ask rules at a root the client's roots no longer hold (round 
     }
   }, 60_000);
 });
+
+describe('a client naming more roots than MAX_ROOTS_OF_RUN (round 32 review, F32-4)', () => {
+  /** `count` projects below one directory, each with a conf/secret/db.txt and a pub/a.txt. */
+  function many(count: number): string[] {
+    const top = tempDir('roots-many-');
+    return Array.from({ length: count }, (_, i) => {
+      const w = join(top, `w${i}`);
+      mkdirSync(join(w, 'conf', 'secret'), { recursive: true });
+      mkdirSync(join(w, 'pub'));
+      writeFileSync(join(w, 'conf', 'secret', 'db.txt'), `TOPSECRET ${i}\n`);
+      writeFileSync(join(w, 'pub', 'a.txt'), 'hi\n');
+      return w;
+    });
+  }
+
+  // Before, every root was kept: each deny rule became as many globs as the client named (5,000 roots: 5,000 globs a rule, rebuilt at each change), with nothing said.
+  test('past the limit the relative deny rule holds below any directory, the roots past it are not the workspace, and the log names the limit', async () => {
+    const projects = many(80);
+    let roots = projects.slice(0, 70);
+    harness = await startGateway(
+      { mcpServers: { cmd: { command: process.execPath, args: [COMMANDS_SERVER] } }, approval: { fallback: 'deny' }, permissions: { defaultMode: 'bypassPermissions', deny: ['Read(./conf/secret/**)'] } },
+      { capabilities: { roots: { listChanged: true } }, onListRoots: () => ({ roots: roots.map((root) => ({ uri: pathToFileURL(root).href })) }) },
+    );
+    const cat = async (file: string) => textOf(await harness!.client.callTool({ name: 'cmd__run_command', arguments: { command: `cat ${file}` } }));
+    await expect.poll(() => harness!.stderr(), { timeout: 10_000 }).toContain('more than 64 workspace roots named in this run (MAX_ROOTS_OF_RUN)');
+    for (const w of [projects[0]!, projects[63]!, projects[69]!]) expect(await cat(join(w, 'conf/secret/db.txt'))).toContain('Denied by mcp-latch: the rule Read(./conf/secret/**)');
+    // The client changes its roots in a loop: each new one past the limit is held by the rule below any directory.
+    for (const next of projects.slice(70)) {
+      roots = [next];
+      await harness.client.sendRootsListChanged();
+    }
+    await expect.poll(() => cat(join(projects[79]!, 'pub/a.txt')), { timeout: 10_000 }).toBe('hi\n');
+    for (const w of projects.slice(70)) expect(await cat(join(w, 'conf/secret/db.txt'))).toContain('Denied by mcp-latch: the rule Read(./conf/secret/**)');
+    expect(harness.stderr().match(/MAX_ROOTS_OF_RUN/g)).toHaveLength(1);
+  }, 120_000);
+
+  test('a root past the limit is not the workspace: a read there asks in default mode (refused with no form)', async () => {
+    const projects = many(66);
+    harness = await startGateway(
+      { mcpServers: { cmd: { command: process.execPath, args: [COMMANDS_SERVER] } }, approval: { fallback: 'deny' }, permissions: { allow: ['Bash(cat:*)'] } },
+      { capabilities: { roots: { listChanged: true } }, onListRoots: () => ({ roots: projects.map((root) => ({ uri: pathToFileURL(root).href })) }) },
+    );
+    const cat = async (file: string) => textOf(await harness!.client.callTool({ name: 'cmd__run_command', arguments: { command: `cat ${file}` } }));
+    await expect.poll(() => cat(join(projects[0]!, 'pub/a.txt')), { timeout: 10_000 }).toBe('hi\n');
+    expect(await cat(join(projects[63]!, 'pub/a.txt'))).toBe('hi\n');
+    expect(await cat(join(projects[65]!, 'pub/a.txt'))).toContain('outside the workspace');
+  }, 120_000);
+});

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { decideServerTool, decideShell, MODES } from '../helpers/policy.js';
 import { tempDir } from '../helpers/gateway.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
-import { nameKey, RuleSet } from '../../src/policy/match.js';
+import { nameKey, ruleGlobs, RuleSet } from '../../src/policy/match.js';
 import { parseRule } from '../../src/policy/rule.js';
 
 /**
@@ -176,5 +176,19 @@ describe('F32-3 git worktree add PATH checks out HEAD\'s commit, not the index',
     const place = unstaged();
     const run = spawnSync('sh', ['-c', 'git worktree add -q pub/wt 2>/dev/null && cat pub/wt/conf/secret/db.txt'], { cwd: place, timeout: 30_000, encoding: 'utf8' });
     expect(run.stdout).toBe('TOPSECRET\n');
+  });
+});
+
+describe('F32-4 the roots of a run past MAX_ROOTS_OF_RUN: relative deny and ask rules below any directory', () => {
+  test('rootsBeyond adds one glob below any directory to each relative deny or ask rule, none to allow rules or anchored ones', () => {
+    const env = { home: '/home/u', roots: ['/w1', '/w2'], platform: 'linux' as const, rootsBeyond: true as const };
+    const rules = new RuleSet([parseRule('Read(./conf/secret/**)', 'deny'), parseRule('Edit(src/gen/**)', 'ask'), parseRule('Read(~/.ssh/**)', 'deny'), parseRule('Read(./pub/**)', 'allow')], env);
+    expect(rules.matchPath('deny', 'read', '/elsewhere/x/conf/secret/db.txt')?.text).toBe('Read(./conf/secret/**)');
+    expect(rules.matchPath('ask', 'write', '/else/src/gen/a.ts')?.text).toBe('Edit(src/gen/**)');
+    expect(rules.matchPath('allow', 'read', '/elsewhere/pub/a.txt')).toBeNull();
+    expect(rules.matchPath('deny', 'read', '/elsewhere/.ssh/id')).toBeNull();
+    expect(ruleGlobs(parseRule('Read(./conf/secret/**)', 'deny') as Parameters<typeof ruleGlobs>[0], env)).toEqual(['/w1/conf/secret/**', '/w2/conf/secret/**', '/**/conf/secret/**']);
+    const without = new RuleSet([parseRule('Read(./conf/secret/**)', 'deny')], { ...env, rootsBeyond: undefined });
+    expect(without.matchPath('deny', 'read', '/elsewhere/x/conf/secret/db.txt')).toBeNull();
   });
 });
