@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { otherGhCommand, otherGitCommand, wideCandidates, wideHeads } from './command-match.js';
 import { GIT_LATER_COMMANDS } from '../programs.js';
-import type { RuleSet } from './match.js';
+import { MAX_LINKED_WALK, type RuleSet } from './match.js';
 import type { Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
 import type { Digest } from './digest.js';
@@ -268,6 +268,13 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   for (const form of ruleForms) {
     const rule = rules.matchPath('deny', subject.access, form, true, removes);
     if (rule) return ruled('deny', rule, `deny rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
+  }
+  // Another name (a hard link another process made) of a file a deny or ask rule covers (F32-5).
+  if (subject.inode !== undefined) {
+    const linked = rules.linkedFiles();
+    if (linked === null) return { verdict: 'ask', rule: null, by: 'error', reason: `${shown} has other names (hard links), and the files deny and ask rules cover could not all be looked at (${MAX_LINKED_WALK.toLocaleString('en-US')} entries) to tell whether it is one of them` };
+    const other = linked.get(subject.inode);
+    if (other) return ruled(other.rule.list === 'deny' ? 'deny' : 'ask', other.rule, `${shown} is another name (a hard link) of ${other.path}; ${other.rule.list} rule ${other.rule.text} matches it`);
   }
   if (subject.via === DENY_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny rule matches ${shown}` };
   const setting = subject.via === GIT_CONFIG_SETTING || subject.via === MANAGER_CONFIG_SETTING;

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { lstatSync, opendirSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import { isBuiltIn, type Rule } from './rule.js';
@@ -36,6 +36,11 @@ export interface MatchEnv {
   rootsBeyond?: true;
   platform: NodeJS.Platform;
 }
+
+/** The entries RuleSet.linkedFiles looks at, at most, below the directories deny and ask rules name. */
+export const MAX_LINKED_WALK = 20_000;
+/** How long RuleSet.linkedFiles' answer is kept (ms): a file a rule covers, made later, is seen after it. */
+const LINKED_FOR_MS = 2_000;
 
 /** The roots of a run kept (the client's, those a server was given): past it, MatchEnv.rootsBeyond. */
 export const MAX_ROOTS_OF_RUN = 64;
@@ -102,6 +107,7 @@ export class RuleSet {
   readonly limited: boolean;
   /** What a rule's places depend on besides the rule (placements). */
   private readonly envKey: string;
+  private linked: { at: number; files: Map<string, { path: string; rule: PathRule }> | null } | undefined;
 
   constructor(
     readonly rules: readonly Rule[],
@@ -190,6 +196,81 @@ export class RuleSet {
     const nocase = caseFold(this.env.platform, list);
     const folded = fold(path, nocase);
     return matchIn(paths[access], path, folded, nocase, removes, codeFiles) ?? (list !== 'allow' && access === 'write' && withReads ? matchIn(paths.read, path, folded, nocase, removes, codeFiles) : null);
+  }
+
+  /**
+   * The files deny and ask Read rules cover that have more than one name (st_nlink > 1), by
+   * `dev:ino`: a read of another name of one (a hard link another process made) meets its rule
+   * (round 32 review F32-5; docs/rules.md#path-globs). Found by walking, without following links,
+   * the literal directory of each rule's globs (the workspace roots for a rule by name at any
+   * depth, `**\/.env`), at most MAX_LINKED_WALK entries; null past that, or when a rule starts with
+   * a wildcard at `/`. Looked up only for a read of a file with several names; kept LINKED_FOR_MS.
+   */
+  linkedFiles(): Map<string, { path: string; rule: PathRule }> | null {
+    const now = Date.now();
+    if (this.linked !== undefined && now - this.linked.at < LINKED_FOR_MS) return this.linked.files;
+    this.linked = { at: now, files: this.walkLinked() };
+    return this.linked.files;
+  }
+
+  private walkLinked(): Map<string, { path: string; rule: PathRule }> | null {
+    const dirs = new Set<string>();
+    const roots = new Set<string>();
+    for (const list of ['deny', 'ask'] as const) {
+      const index = this.lists[list].path.read;
+      if (index.all.length > 0) return null;
+      for (const rule of new Set([...index.byPrefix.values(), ...index.byBasename.values(), index.scan].flat().map((m) => m.rule))) {
+        for (const glob of ruleGlobs(rule, this.env)) {
+          if (glob.startsWith('/**/')) {
+            for (const root of this.env.ruleRoots ?? this.env.roots) roots.add(root);
+            continue;
+          }
+          // A rule naming one file (`Read(./.env)`): that file alone.
+          const prefix = /[*?[\]{}\\]/.test(glob) ? literalPrefix(glob) : glob;
+          if (prefix === '/' || !prefix.startsWith('/')) return null;
+          dirs.add(prefix);
+        }
+      }
+    }
+    const files = new Map<string, { path: string; rule: PathRule }>();
+    let left = MAX_LINKED_WALK;
+    const seen = new Set<string>();
+    // `prune`: for a rule by name at any depth, the roots are walked without node_modules and .git,
+    // whose files a package manager or git links from its store (docs/threat-model.md, F32-5).
+    const walk = (path: string, prune: boolean): boolean => {
+      if (left-- <= 0) return false;
+      let stat;
+      try {
+        stat = lstatSync(path);
+      } catch {
+        return true;
+      }
+      if (stat.isFile() && stat.nlink > 1) {
+        const rule = this.matchPath('deny', 'read', path) ?? this.matchPath('ask', 'read', path);
+        const key = `${stat.dev}:${stat.ino}`;
+        if (rule && rule.type === 'path' && !files.has(key)) files.set(key, { path, rule });
+      }
+      if (!stat.isDirectory() || seen.has(path)) return true;
+      seen.add(path);
+      let dir;
+      try {
+        dir = opendirSync(path);
+      } catch {
+        return true;
+      }
+      try {
+        for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+          if (prune && (entry.name === 'node_modules' || entry.name === '.git')) continue;
+          if (!walk(`${path === '/' ? '' : path}/${entry.name}`, prune)) return false;
+        }
+      } finally {
+        dir.closeSync();
+      }
+      return true;
+    };
+    for (const dir of dirs) if (!walk(dir, false)) return null;
+    for (const root of roots) if (!dirs.has(root) && !walk(root, true)) return null;
+    return files;
   }
 
   /**
@@ -432,9 +513,14 @@ const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
  * (NTFS, exFAT: `ſ` and `s`, `ı` and `i` upcase alike), `ς` as `σ`. ASCII is only lower-cased.
  */
 export function nameKey(text: string): string {
-  if (!NOT_ASCII.test(text)) return text.toLowerCase();
-  return text.normalize('NFD').replace(IGNORABLE, '').toLowerCase().toUpperCase().toLowerCase().replaceAll('ς', 'σ').normalize('NFD');
+  // One path is folded by the index and again by each rule's matcher: the last answer is kept.
+  if (text === lastKeyed) return lastKey;
+  lastKeyed = text;
+  lastKey = NOT_ASCII.test(text) ? text.normalize('NFD').replace(IGNORABLE, '').toLowerCase().toUpperCase().toLowerCase().replaceAll('ς', 'σ').normalize('NFD') : text.toLowerCase();
+  return lastKey;
 }
+let lastKeyed = '';
+let lastKey = '';
 
 // ---------------------------------------------------------------------------------------------
 // Paths

@@ -253,6 +253,12 @@ export interface PathSubject {
   problem?: string;
   /** Both the lexical and the real path are inside a workspace root. */
   inWorkspace: boolean;
+  /**
+   * A read of a regular file with more than one name (st_nlink > 1): its `dev:ino`, looked for among
+   * the files deny and ask rules cover (policy/match.ts RuleSet.linkedFiles): a hard link made by
+   * another process is a name no rule matches (round 32 review F32-5).
+   */
+  inode?: string;
   /** Where the path came from (argument name, `>` redirection, …). */
   via: string;
   /** For a read of a whole tree: what a walk of it found (deny and ask rules are tried on each entry). */

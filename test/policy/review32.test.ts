@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { decideServerTool, decideShell, MODES } from '../helpers/policy.js';
@@ -190,5 +190,42 @@ describe('F32-4 the roots of a run past MAX_ROOTS_OF_RUN: relative deny and ask 
     expect(ruleGlobs(parseRule('Read(./conf/secret/**)', 'deny') as Parameters<typeof ruleGlobs>[0], env)).toEqual(['/w1/conf/secret/**', '/w2/conf/secret/**', '/**/conf/secret/**']);
     const without = new RuleSet([parseRule('Read(./conf/secret/**)', 'deny')], { ...env, rootsBeyond: undefined });
     expect(without.matchPath('deny', 'read', '/elsewhere/x/conf/secret/db.txt')).toBeNull();
+  });
+});
+
+describe('F32-5 a hard link another process made to a file a deny or ask rule covers', () => {
+  test.each(MODES)('%s: read_text_file and cat of the other name are refused', (mode) => {
+    const place = workspace('review32-ln-');
+    writeFileSync(join(place, '.env'), 'TOKEN=1\n');
+    linkSync(join(place, 'conf/secret/db.txt'), join(place, 'pub/h.txt'));
+    linkSync(join(place, '.env'), join(place, 'pub/e.txt'));
+    for (const file of ['pub/h.txt', 'pub/e.txt']) {
+      const read = decideServerTool({ ...FS_TOOL, args: [...FS_TOOL.args, place] }, 'read_text_file', { path: join(place, file) }, place, { mode, workspace: [place], deny: [...DENY, 'Read(**/.env)'] });
+      expect(read.verdict, `${mode} ${file}: ${read.reason}`).toBe('deny');
+      const cat = decideShell(`cat ${file}`, { mode, workspace: [place], cwd: place, allow: ['Bash(cat:*)'], deny: [...DENY, 'Read(**/.env)'] });
+      expect(cat.verdict, `${mode} cat ${file}: ${cat.reason}`).toBe('deny');
+    }
+    const asked = decideShell('cat pub/h.txt', { mode, workspace: [place], cwd: place, allow: ['Bash(cat:*)'], ask: DENY });
+    expect(asked.verdict, `${mode} ask rule: ${asked.reason}`).not.toBe('allow');
+  });
+
+  test('a file with several names none of them covered stays allowed (a package manager\'s store link, cp -l of a public file)', () => {
+    const place = workspace('review32-lnok-');
+    const store = tempDir('review32-store-');
+    writeFileSync(join(store, 'index.js'), 'module.exports = 1;\n');
+    mkdirSync(join(place, 'node_modules/x'), { recursive: true });
+    linkSync(join(store, 'index.js'), join(place, 'node_modules/x/index.js'));
+    linkSync(join(place, 'pub/a.txt'), join(place, 'pub/b.txt'));
+    for (const file of ['node_modules/x/index.js', 'pub/b.txt']) {
+      const read = decideServerTool({ ...FS_TOOL, args: [...FS_TOOL.args, place] }, 'read_text_file', { path: join(place, file) }, place, { mode: 'bypassPermissions', workspace: [place], deny: [...DENY, 'Read(**/.env)'] });
+      expect(read.verdict, `${file}: ${read.reason}`).toBe('allow');
+    }
+  });
+
+  test('premise: the other name reads the denied file\'s content (one inode)', () => {
+    const place = workspace('review32-lnp-');
+    linkSync(join(place, 'conf/secret/db.txt'), join(place, 'pub/h.txt'));
+    expect(readFileSync(join(place, 'pub/h.txt'), 'utf8')).toBe('TOPSECRET\n');
+    expect(statSync(join(place, 'pub/h.txt')).ino).toBe(statSync(join(place, 'conf/secret/db.txt')).ino);
   });
 });
