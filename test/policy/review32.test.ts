@@ -229,3 +229,26 @@ describe('F32-5 a hard link another process made to a file a deny or ask rule co
     expect(statSync(join(place, 'pub/h.txt')).ino).toBe(statSync(join(place, 'conf/secret/db.txt')).ino);
   });
 });
+
+describe('F32-6 a bind mount makes another name for a tree (mount --bind, bindfs)', () => {
+  const BINDS = ['mount --bind conf pub/m', 'mount -B conf pub/m', 'mount -o bind conf pub/m', 'mount -o ro,rbind . pub/m', 'mount --rbind conf/secret pub/m', 'bindfs conf pub/m'];
+  test.each(MODES)('%s', (mode) => {
+    for (const command of BINDS) {
+      const decision = decideShell(command, { mode, workspace: [w], cwd: w, allow: ['Bash(mount:*)', 'Bash(bindfs:*)'], deny: DENY });
+      expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+
+  test('a bind of a tree no rule covers stays allowed (bypassPermissions)', () => {
+    const decision = decideShell('mount --bind src pub/m', { mode: 'bypassPermissions', workspace: [w], cwd: w, deny: DENY });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+
+  test('premise: the file reads under the mount point (util-linux mount, in a user and mount namespace)', (context) => {
+    const place = workspace('review32-bind-');
+    mkdirSync(join(place, 'pub/m'));
+    const run = spawnSync('unshare', ['-rm', 'sh', '-c', 'mount --bind conf pub/m && cat pub/m/secret/db.txt'], { cwd: place, timeout: 30_000, encoding: 'utf8' });
+    if (run.status !== 0) return context.skip(`no mount namespace here: ${run.stderr}`);
+    expect(run.stdout).toBe('TOPSECRET\n');
+  });
+});

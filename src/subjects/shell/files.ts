@@ -614,6 +614,29 @@ const ln: Handler = (args, cwd, out) => {
   if (link) backups(scan, [link, ...names], cwd, out);
 };
 
+/**
+ * `mount --bind SOURCE TARGET` (`-B`, `--rbind`, `-R`, `-o bind`/`rbind`; mount(8)) and `bindfs
+ * SOURCE TARGET`: TARGET becomes another name for SOURCE and what is below it, which realpath does
+ * not see (`mount --bind conf pub/m`, then `cat pub/m/secret/db.txt`: round 32 review F32-6). SOURCE
+ * is decided as a link's target (LINKED: the Read and Edit rules on it and below it), TARGET is
+ * written. Any other mount reads SOURCE (a device or an image) and writes TARGET; with one operand
+ * or none fstab says what: not known.
+ */
+const mount = (bindfs: boolean): Handler => (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: bindfs ? 'ou' : 'otLUTN', long: ['options', 'types', 'label', 'uuid', 'fstab', 'namespace', 'source', 'target', 'target-prefix', 'options-mode', 'options-source', 'map', 'mirror', 'mirror-only'] });
+  const options = optionValues(scan, '-o', '--options');
+  const bind = bindfs || hasOption(scan, '-B', '--bind', '-R', '--rbind') || options.some((word) => !word.isStatic || /(^|,)r?bind(,|$)/.test(word.value));
+  const operands = [...optionValues(scan, '--source'), ...scan.operands.map((i) => args[i]!), ...optionValues(scan, '--target')];
+  if (operands.length < 2) {
+    push(out, pathOf(unknownWord(operands[0] ?? staticWord('<what fstab names>')), WRITE, cwd));
+    return;
+  }
+  const source = pathOf(operands[0]!, bind ? WRITE : READ, cwd, bind ? LINK_TARGET : 'argument');
+  if (source && bind) source.tree = LINKED;
+  push(out, source);
+  push(out, pathOf(operands.at(-1)!, WRITE, cwd));
+};
+
 /** `dd if=IN of=OUT …`. */
 const dd: Handler = (args, cwd, out) => {
   for (const word of args) {
@@ -2548,6 +2571,8 @@ const HANDLERS: Record<string, Handler> = {
   jq,
   chmod,
   ln,
+  mount: mount(false),
+  bindfs: mount(true),
   dd,
   git,
   npm: (args, cwd, out) => {
