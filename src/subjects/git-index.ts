@@ -153,7 +153,8 @@ function cacheTreeRoot(data: Buffer, hashSize: number): string | null {
 export function indexIsHead(top: string, tracked: Tracked, branch: string | null, disk: DiskLookups): boolean {
   const gitDir = gitDirectoryOfTree(top, disk);
   if (gitDir === null) return false;
-  if (tracked.rootTree === undefined || tracked.rootTree !== headTree(gitDir)) return false;
+  const head = headTree(gitDir);
+  if (head !== 'unborn' && (tracked.rootTree === undefined || tracked.rootTree !== head)) return false;
   return branch === null || !refNamed(gitDir, branch);
 }
 

@@ -284,7 +284,7 @@ function inflatedStart(deflated: Buffer, length: number, type: ObjectType): { ty
  * pack, objects from elsewhere or replaced, more than one copy that disagree. `git worktree add PATH`
  * checks this tree out (git-worktree(1)), not the index (round 32 review F32-3; subjects/git-index.ts).
  */
-export function headTree(gitDir: string): string | null {
+export function headTree(gitDir: string): string | 'unborn' | null {
   const common = commonDirectory(gitDir);
   const hash = hashSize(common);
   const packed = packedRefs(common);
@@ -292,6 +292,8 @@ export function headTree(gitDir: string): string | null {
   const packs = path.join(common, 'objects', 'pack');
   if (fs.existsSync(path.join(common, 'objects', 'info', 'alternates')) || fs.existsSync(path.join(packs, 'multi-pack-index')) || hasReplaceRefs(common)) return null;
   const id = readRef(gitDir, common, packed, 'HEAD', 0);
+  // No commit yet (`git init`): git 2.39 refuses the worktree, later ones make it empty.
+  if (id === undefined) return 'unborn';
   if (typeof id !== 'string' || id.length !== hash * 2) return null;
   const trees = new Set<string | null>();
   const treeOf = (start: { type: ObjectType; data: Buffer } | null): string | null =>
