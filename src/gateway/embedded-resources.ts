@@ -12,18 +12,36 @@ import type { CallContext } from './ports.js';
  * P32-5; docs/threat-model.md). Deny rules only, not the mode: the call itself was let through, and
  * a read outside the workspace "needs a rule" by the mode, not by anyone's word. A check that throws
  * withholds (fail closed). Returns `blocks` itself when nothing is withheld.
+ *
+ * At most MAX_EMBEDDED_CHECKED are checked in one answer, the rest withheld (one text says how many): each check resolves a
+ * path, and an answer of 10,000 embedded resources (MAX_ANSWER_ENTRIES) took ~230 ms more of the
+ * gateway's one thread, every server's calls waiting meanwhile (load 27).
  */
 export function withheldEmbedded<T>(blocks: readonly T[], server: string, context: Pick<CallContext, 'inspectContext' | 'policy'>): readonly T[] {
   let out: T[] | null = null;
+  let checked = 0;
+  // Past the limit: each further one dropped, and one text in the place of the first says how many.
+  let past: { text: string } | null = null;
+  let pastCount = 0;
   for (let index = 0; index < blocks.length; index++) {
-    const uri = embeddedUri(blocks[index]);
-    if (uri === null) continue;
-    const why = deniedRead(server, uri, context);
-    if (why === null) continue;
-    (out ??= blocks.slice())[index] = { type: 'text', text: `mcp-latch withheld the resource ${escapeText(uri)} that ${escapeText(server)} embedded in its answer: ${escapeText(why)}. Its contents were not passed on.` } as T;
+    const block = blocks[index]!;
+    const uri = embeddedUri(block);
+    if (uri !== null && ++checked > MAX_EMBEDDED_CHECKED) {
+      out ??= blocks.slice(0, index);
+      pastCount += 1;
+      if (past === null) out.push((past = { type: 'text', text: '' } as { text: string }) as T);
+      continue;
+    }
+    const why = uri === null ? null : deniedRead(server, uri, context);
+    if (why !== null) (out ??= blocks.slice(0, index)).push({ type: 'text', text: `mcp-latch withheld the resource ${escapeText(uri!)} that ${escapeText(server)} embedded in its answer: ${escapeText(why)}. Its contents were not passed on.` } as T);
+    else if (out !== null) out.push(block);
   }
+  if (past !== null) past.text = `mcp-latch withheld ${pastCount} more resources that ${escapeText(server)} embedded in its answer: it checks at most ${MAX_EMBEDDED_CHECKED} of one answer (MAX_EMBEDDED_CHECKED; docs/config.md, "limits"). Their contents were not passed on.`;
   return out ?? blocks;
 }
+
+/** The most embedded resources of one answer whose URI is decided; the rest are withheld (docs/config.md, "limits"). */
+export const MAX_EMBEDDED_CHECKED = 100;
 
 /** The URI of an embedded resource block, or null for any other block. */
 function embeddedUri(block: unknown): string | null {

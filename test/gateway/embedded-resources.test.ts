@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
+import { MAX_EMBEDDED_CHECKED } from '../../src/gateway/embedded-resources.js';
 import { ROOT, startGateway, tempDir, type Harness } from '../helpers/gateway.js';
 
 /**
@@ -54,4 +55,19 @@ test("a prompt's messages: the same", { timeout: 60_000 }, async () => {
   expect(JSON.stringify(prompt)).not.toContain('SECRET-KEY');
   expect(prompt.messages).toHaveLength(1);
   expect(prompt.messages[0]!.content).toMatchObject({ type: 'text', text: expect.stringContaining(`mcp-latch withheld the resource ${secret}`) });
+});
+
+test('past MAX_EMBEDDED_CHECKED embedded resources in one answer, the rest are withheld naming the limit', { timeout: 60_000 }, async () => {
+  const { h, open } = await start();
+  const proj = fileURLToPath(open).slice(0, -'/notes.txt'.length);
+  for (let i = 0; i < MAX_EMBEDDED_CHECKED; i++) writeFileSync(join(proj, `f${String(i).padStart(3, '0')}.txt`), 'a KEY here\n');
+  const result = await h.client.callTool({ name: 'files__search', arguments: { text: 'KEY here' } });
+  const content = result.content as Array<{ type: string; text?: string }>;
+  // The text block, then f000…f099, each checked and passed (notes.txt does not hold the text).
+  expect(content).toHaveLength(1 + MAX_EMBEDDED_CHECKED);
+  expect(content.slice(1).every((block) => block.type === 'resource')).toBe(true);
+  writeFileSync(join(proj, 'f100.txt'), 'a KEY here\n');
+  const more = (await h.client.callTool({ name: 'files__search', arguments: { text: 'KEY here' } })).content as Array<{ type: string; text?: string }>;
+  expect(more).toHaveLength(2 + MAX_EMBEDDED_CHECKED);
+  expect(more[MAX_EMBEDDED_CHECKED + 1]).toMatchObject({ type: 'text', text: expect.stringContaining('mcp-latch withheld 1 more resources that files embedded in its answer: it checks at most 100 of one answer (MAX_EMBEDDED_CHECKED') });
 });
