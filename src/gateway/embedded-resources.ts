@@ -9,9 +9,10 @@ import type { CallContext } from './ports.js';
  * URI would return, handed to the model without one. When a deny rule refuses that read (a
  * `Read(**\/.env)` under a search tool's answer embedding `file:///w/.env`), the block is replaced by
  * a text saying what was withheld and why; the rest of the answer is passed on (round 32 review
- * P32-5; docs/threat-model.md). Deny rules only, not the mode: the call itself was let through, and
- * a read outside the workspace "needs a rule" by the mode, not by anyone's word. A check that throws
- * withholds (fail closed). Returns `blocks` itself when nothing is withheld.
+ * P32-5; docs/threat-model.md). Deny and ask rules, not the mode: the call itself was let through,
+ * and a read outside the workspace "needs a rule" by the mode, not by anyone's word; an ask rule's
+ * person cannot be asked inside an answer, so its file is withheld like a denied one. A check that
+ * throws or cannot decide withholds (fail closed). Returns `blocks` itself when nothing is withheld.
  *
  * At most MAX_EMBEDDED_CHECKED are checked in one answer, the rest withheld (one text says how many): each check resolves a
  * path, and an answer of 10,000 embedded resources (MAX_ANSWER_ENTRIES) took ~230 ms more of the
@@ -51,11 +52,11 @@ function embeddedUri(block: unknown): string | null {
   return typeof uri === 'string' ? uri : '';
 }
 
-/** Why a read of `uri` is refused by a deny rule (or cannot be checked), or null. */
+/** Why a read of `uri` is refused or held for a person by a rule (or cannot be checked), or null. */
 function deniedRead(server: string, uri: string, context: Pick<CallContext, 'inspectContext' | 'policy'>): string | null {
   try {
     const decision = decide(inspectResourceRead(server, uri, context.inspectContext(), lazyDigest(server, 'resources/read', { uri })), context.policy());
-    return decision.verdict === 'deny' && decision.by !== 'mode' ? decision.reason : null;
+    return decision.verdict !== 'allow' && decision.by !== 'mode' ? decision.reason : null;
   } catch (error) {
     return `mcp-latch could not check a read of it (${error instanceof Error ? error.message : String(error)})`;
   }

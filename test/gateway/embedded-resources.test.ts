@@ -21,7 +21,7 @@ afterEach(async () => {
   harness = null;
 });
 
-async function start(): Promise<{ h: Harness; secret: string; open: string }> {
+async function start(rules: 'deny' | 'ask' = 'deny'): Promise<{ h: Harness; secret: string; open: string }> {
   const dir = tempDir('embedded-');
   // The server searches proj/ only (its directory); the config, the audit and its log are beside it.
   const proj = join(dir, 'proj');
@@ -29,7 +29,7 @@ async function start(): Promise<{ h: Harness; secret: string; open: string }> {
   writeFileSync(join(proj, 'secret', 'id'), 'KEY=SECRET-KEY\n');
   writeFileSync(join(proj, 'notes.txt'), 'where is the KEY?\n');
   const h = await startGateway(
-    { mcpServers: { files: { command: process.execPath, args: [SERVER], cwd: proj, env: { URL_FILES_LOG: join(dir, 'server.jsonl') } } }, workspace: [proj], permissions: { allow: ['mcp__files'], deny: [`Read(${join(proj, 'secret')}/**)`] } },
+    { mcpServers: { files: { command: process.execPath, args: [SERVER], cwd: proj, env: { URL_FILES_LOG: join(dir, 'server.jsonl') } } }, workspace: [proj], permissions: { allow: ['mcp__files'], [rules]: [`Read(${join(proj, 'secret')}/**)`] } },
     { dir },
   );
   harness = h;
@@ -47,6 +47,17 @@ test("a tool's result: the embedded resource a deny rule refuses is withheld nam
   expect(content[2]!.type).toBe('text');
   expect(content[2]!.text).toContain(`mcp-latch withheld the resource ${secret} that files embedded in its answer`);
   expect(content[2]!.text).toContain('Read(');
+});
+
+// An ask rule's person cannot be asked inside an answer: its file is withheld too (before, only a
+// deny rule's was, and `ask: Read(secret/**)` let the search tool hand the key to the model).
+test("a tool's result: the embedded resource an ask rule holds for a person is withheld too", { timeout: 60_000 }, async () => {
+  const { h, secret, open } = await start('ask');
+  const result = await h.client.callTool({ name: 'files__search', arguments: { text: 'KEY' } });
+  const content = result.content as Array<{ type: string; text?: string; resource?: { uri: string; text?: string } }>;
+  expect(JSON.stringify(content)).not.toContain('SECRET-KEY');
+  expect(content[1]).toMatchObject({ type: 'resource', resource: { uri: open } });
+  expect(content[2]!.text).toContain(`mcp-latch withheld the resource ${secret} that files embedded in its answer`);
 });
 
 test("a prompt's messages: the same", { timeout: 60_000 }, async () => {
