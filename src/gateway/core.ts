@@ -328,6 +328,9 @@ export class GatewayCore implements CallContext {
           return entry === undefined ? undefined : { digest: this.entryDigest(kind, entry), legacy: this.entryLegacyDigest(kind, entry), definition: entryDefinition(kind, entry) };
         })
         .catch((error: unknown) => {
+          // Two listings' records may be in flight when the first fails (a list change answered
+          // meanwhile): the failure is logged once (test/gateway/listing-log.test.ts).
+          if (this.recordRefused.has(supervisor)) return;
           this.recordRefused.add(supervisor);
           this.logger.warn({ err: errorMessage(error), server }, 'could not record the names a server listed in the lock file (tried again once the file changes); its next start takes the record as it was (or, with none, its first listing) as known');
         })
