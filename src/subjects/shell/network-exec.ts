@@ -36,7 +36,11 @@ export function networkExec(name: string, args: readonly Word[], cwd: string | n
   }
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
-    if (!word.isStatic) continue;
+    if (!word.isStatic) {
+      // A word known only at run time may be `-e PROG` or `-c CMD` (`nc $E /bin/sh HOST PORT`), as socat's address may be any.
+      runs = true;
+      continue;
+    }
     const v = word.value;
     const long = /^--(exec|sh-exec|lua-exec)(?:=([^]*))?$/.exec(v);
     // A cluster of one-letter options (`-nve PROG`, `-lp 9 -c CMD`): e and c take the rest or the next word.
