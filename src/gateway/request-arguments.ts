@@ -31,9 +31,10 @@ import type { CallContext, Extra, SessionPort } from './ports.js';
 /**
  * Decides the string arguments `args` of a `method` request to `server` and records the decision
  * with `shown` (what the audit keeps of the request); throws InvalidRequest, naming the rule, when
- * it may not go on, and when its record cannot be written.
+ * it may not go on, and when its record cannot be written. Resolves true when the person was asked
+ * and allowed it (completionValuesShown).
  */
-export async function checkRequestArguments(server: string, method: 'prompts/get' | 'completion/complete', args: Record<string, unknown>, shown: Record<string, unknown>, argumentClass: ToolClass, context: CallContext, session: SessionPort, extra: Extra, prompt: { name: string; toolClass: ToolClass } | null = null): Promise<void> {
+export async function checkRequestArguments(server: string, method: 'prompts/get' | 'completion/complete', args: Record<string, unknown>, shown: Record<string, unknown>, argumentClass: ToolClass, context: CallContext, session: SessionPort, extra: Extra, prompt: { name: string; toolClass: ToolClass } | null = null): Promise<boolean> {
   const started = Date.now();
   let decision: Decision;
   try {
@@ -75,4 +76,33 @@ export async function checkRequestArguments(server: string, method: 'prompts/get
     waitMs: Date.now() - started,
   });
   if (refused) throw new RpcError(ErrorCode.InvalidRequest, answer?.text ?? ruleDenial(decision));
+  return answer !== null && answer.by === 'user';
+}
+
+/**
+ * A server's completion values (MCP `completion/complete`: at most 100 suggestions for the argument,
+ * each a whole value the client offers in its menu and sends back when picked) with those the
+ * gateway would refuse as that argument withheld: a value a deny rule meets (a file under a denied
+ * folder: `/w/priv` completed to `/w/private/id_rsa`), or that cannot be checked (fail closed), and
+ * one an ask rule meets unless the person was asked for this completion and allowed it (`asked`).
+ * The same candidates and rules as the argument (checkRequestArguments), not the mode. `total` is
+ * lowered by as many. The same object when none is withheld (round 33 review, P33-1;
+ * docs/threat-model.md).
+ */
+export function completionValuesShown<T extends { completion: { values: string[]; total?: number } }>(result: T, server: string, argumentClass: ToolClass, context: CallContext, asked: boolean): T {
+  const { values } = result.completion;
+  const kept = values.filter((value) => completionValueShown(value, server, argumentClass, context, asked));
+  if (kept.length === values.length) return result;
+  const { total } = result.completion;
+  return { ...result, completion: { ...result.completion, values: kept, ...(typeof total === 'number' ? { total: Math.max(kept.length, total - (values.length - kept.length)) } : {}) } };
+}
+
+function completionValueShown(value: string, server: string, argumentClass: ToolClass, context: CallContext, asked: boolean): boolean {
+  try {
+    const decision = decide(inspectRequestArguments(server, 'completion/complete', { value }, argumentClass, context.inspectContext()), context.policy());
+    if (decision.by === 'error') return false;
+    return decision.by !== 'rule' || decision.verdict === 'allow' || (decision.verdict === 'ask' && asked);
+  } catch {
+    return false;
+  }
 }

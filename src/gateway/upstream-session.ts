@@ -17,6 +17,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type ClientCapabilities,
+  type CompleteResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, RpcError } from '../errors.js';
 import { definitionRefusal } from '../latch/definition-prompt.js';
@@ -29,7 +30,7 @@ import { completionShown, linksShown } from './listed-text.js';
 import { withheldEmbedded } from './embedded-resources.js';
 import type { GatewayCore } from './core.js';
 import type { CallContext, Extra } from './ports.js';
-import { checkRequestArguments } from './request-arguments.js';
+import { checkRequestArguments, completionValuesShown } from './request-arguments.js';
 import { decideResource, readResource } from './resource-read.js';
 import { ClientSession, type SessionOptions } from './session.js';
 import { refusedCallRecord, UpstreamCalls, type CallHandler, type IncomingCall } from './upstream-calls.js';
@@ -210,17 +211,19 @@ export class UpstreamSession {
       const ref = request.params.ref;
       // What the client typed so far, and the arguments already filled in, reach the server's completion code.
       const check = (name: string) => checkRequestArguments(name, 'completion/complete', { value: request.params.argument.value, context: request.params.context?.arguments ?? {} }, request.params, core.argumentClass(name), this.context, this.session, extra);
+      // A value the client lists and sends back is dropped when it cannot be shown as it is (listed-text.ts completionShown),
+      // and when the rules would refuse it as the argument (request-arguments.ts completionValuesShown; round 33 review P33-1).
+      const shown = (name: string, asked: boolean, result: CompleteResult) => completionValuesShown(completionShown(result), name, core.argumentClass(name), this.context, asked);
       if (ref.type === 'ref/prompt') {
         const route = await core.promptRoute(ref.name);
-        await check(route.supervisor.name);
-        return completionShown(await this.onBehalf(route.supervisor.name, extra, (lingers) => route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal }, lingers)));
+        const asked = await check(route.supervisor.name);
+        return shown(route.supervisor.name, asked, await this.onBehalf(route.supervisor.name, extra, (lingers) => route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal }, lingers)));
       }
       refuseMisspelledUri(ref.uri, 'complete');
       const supervisor = await core.resourceServer(ref.uri);
       if (!supervisor) return { completion: { values: [] } };
-      await check(supervisor.name);
-      // A value the client lists and sends back is dropped when it cannot be shown as it is (listed-text.ts completionShown).
-      return completionShown(await this.onBehalf(supervisor.name, extra, (lingers) => supervisor.complete(request.params, { signal: extra.signal }, lingers)));
+      const asked = await check(supervisor.name);
+      return shown(supervisor.name, asked, await this.onBehalf(supervisor.name, extra, (lingers) => supervisor.complete(request.params, { signal: extra.signal }, lingers)));
     });
 
     server.setRequestHandler(SetLevelRequestSchema, async (request) => {

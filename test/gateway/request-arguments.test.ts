@@ -125,3 +125,37 @@ test('an ask rule met by a prompt or a completion asks the client; a client with
   open.push(without);
   await expect(without.client.getPrompt({ name: 'p__review_file', arguments: { path: join(dir, 'private', 'key.txt') } })).rejects.toThrow(`this call needs the user's approval (ask rule ${rule} matches`);
 });
+
+/**
+ * A server's completion values are whole values of the argument, listed in the client's menu and
+ * sent back when picked: one the rules would refuse as the argument is withheld (round 33 review,
+ * P33-1). Before, a file server's completion of `<dir>/` listed `private/id_rsa` and `secret.txt`
+ * past `deny: Read(<dir>/private/**)`, the names of what the rules keep from every read. An ask
+ * rule's values pass only when the person was asked for this completion and allowed it.
+ */
+test('completion values the rules would refuse as the argument are withheld; an ask rule\'s only after the person allowed the completion', async () => {
+  const { dir, config } = setUp();
+  mkdirSync(join(dir, 'private'));
+  writeFileSync(join(dir, 'private', 'id_rsa'), 'KEY\n');
+  mkdirSync(join(dir, 'askme'));
+  writeFileSync(join(dir, 'askme', 'plan.txt'), 'plan\n');
+  const askRule = `Read(${join(dir, 'askme')}/**)`;
+  const h = await startGateway(
+    { ...config, permissions: { defaultMode: 'bypassPermissions', deny: [`Read(${join(dir, 'secret.txt')})`, `Read(${join(dir, 'private')}/**)`], ask: [askRule] } },
+    { dir, onElicit: () => ({ action: 'accept', content: { decision: 'Allow once' } }) },
+  );
+  open.push(h);
+  const complete = (value: string) => h.client.complete({ ref: { type: 'ref/prompt', name: 'p__review_file' }, argument: { name: 'path', value } });
+
+  const all = await complete(`${dir}/`);
+  expect(all.completion.values).toContain(join(dir, 'notes.txt'));
+  for (const hidden of [join(dir, 'secret.txt'), join(dir, 'private', 'id_rsa'), join(dir, 'askme', 'plan.txt')]) expect(all.completion.values).not.toContain(hidden);
+  expect(all.completion.total).toBe(all.completion.values.length);
+  expect((await complete(join(dir, 'pri'))).completion.values.filter((value) => value.includes('id_rsa'))).toEqual([]);
+  expect(h.elicitations).toHaveLength(0);
+
+  // The person asked for the ask rule's folder and allowed it: its names are what they asked for; the deny rule's stay withheld.
+  const asked = await complete(`${join(dir, 'askme')}/`);
+  expect(h.elicitations).toHaveLength(1);
+  expect(asked.completion.values).toContain(join(dir, 'askme', 'plan.txt'));
+});
