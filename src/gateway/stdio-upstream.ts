@@ -157,7 +157,14 @@ export class StdioUpstream implements Transport, LineSending {
       const uri = updatedUri(message);
       if (uri !== null) return this.keepUpdated(uri);
     }
-    return this.queue(safeSerialize(message, this.onerror));
+    let line: string;
+    try {
+      line = safeSerialize(message, this.onerror);
+    } catch (error) {
+      // A request of the gateway's (a server's, relayed): its requester is told, not the client.
+      return Promise.reject(error as Error);
+    }
+    return this.queue(line);
   }
 
   /**
@@ -330,17 +337,22 @@ export class StdioUpstream implements Transport, LineSending {
 }
 
 /**
- * The line for a message, never a throw: an answer that cannot be serialised (nested too deep for
- * JSON.stringify, a BigInt) becomes an error answer to the same request that says why; anything
- * else that cannot be written is reported and dropped.
+ * The line for a message that cannot be serialised (nested too deep for JSON.stringify, a BigInt):
+ * an answer becomes an error answer to the same request that says why; a request (a server's
+ * sampling, elicitation or roots request, relayed) throws, so that its requester is told (send
+ * rejects it); a notification is reported and dropped. Until round 33 a request became an "answer"
+ * under its own id, which is an id of the gateway's requests, and the client matched it against its
+ * own in flight: a call of the client's under that id was answered by the error while it ran, and
+ * the server's request waited for an answer that never came (round 33 review, P33-2).
  */
 function safeSerialize(message: JSONRPCMessage, onerror: ((error: Error) => void) | undefined): string {
   try {
     return listLine(message) ?? serializeMessage(message);
   } catch (error) {
-    const id = (message as { id?: unknown }).id;
+    const { id, method } = message as { id?: unknown; method?: unknown };
     onerror?.(new LatchError('MESSAGE_INVALID', `could not serialise a message to the client: ${errorMessage(error)}`, { cause: error }));
     if (typeof id !== 'string' && typeof id !== 'number') return '';
+    if (typeof method === 'string') throw new LatchError('MESSAGE_INVALID', `the request ${method} could not be sent to the client: ${errorMessage(error)}`, { cause: error });
     return serializeMessage({ jsonrpc: '2.0', id, error: { code: -32603, message: `mcp-latch could not send this answer: ${errorMessage(error)}` } });
   }
 }
