@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from '../node-crypto.js';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { USER_ID, type HttpConfig } from '../config/schema.js';
+import { head } from '../code-points.js';
 import { errorMessage } from '../errors.js';
 import type { Identity } from './store.js';
 import { IssuerKeys, KeysUnreachable } from './issuer-keys.js';
@@ -148,6 +149,14 @@ export class Authenticator {
   }
 }
 
+/**
+ * A value of the token quoted for a refusal, at most 80 code units and cut on a code point's boundary
+ * (code-points.ts): until round 33 `.slice(0, 80)` could end on half of an emoji's surrogate pair.
+ */
+function quoted(value: string): string {
+  return head(JSON.stringify(value), 80);
+}
+
 /** `typ` as RFC 7515 §4.1.9 compares it: case-insensitive, "application/" optional. */
 function normalTyp(typ: string): string {
   const lower = typ.toLowerCase();
@@ -159,7 +168,7 @@ export function tokenTypeRefusal(typ: unknown, accepted: readonly string[]): str
   if (typ !== undefined && typeof typ !== 'string') return 'the token\'s "typ" header is not a string';
   const seen = typ === undefined ? '' : normalTyp(typ);
   if (accepted.some((each) => normalTyp(each) === seen)) return null;
-  const named = typ === undefined ? 'no "typ" header' : `"typ" ${JSON.stringify(typ).slice(0, 80)}`;
+  const named = typ === undefined ? 'no "typ" header' : `"typ" ${quoted(typ)}`;
   return `the token has ${named}, not one of http.oauth.tokenTypes (${accepted.map((each) => JSON.stringify(each)).join(', ')}): RFC 9068 access tokens are "at+jwt"; if the identity provider issues its access tokens otherwise, name that in http.oauth.tokenTypes`;
 }
 
@@ -208,9 +217,9 @@ function groupsOf(claim: unknown): string[] | null {
  */
 export function clientRefusal(payload: JWTPayload, clients: readonly string[] | undefined, userClaim: string): string | null {
   const client = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined;
-  if (client !== undefined && client === payload[userClaim]) return `the token's "${userClaim}" is its own client's id (${JSON.stringify(client).slice(0, 80)}): a token of a client acting for itself names no member; use an http.tokens token for scripts`;
+  if (client !== undefined && client === payload[userClaim]) return `the token's "${userClaim}" is its own client's id (${quoted(client)}): a token of a client acting for itself names no member; use an http.tokens token for scripts`;
   if (clients === undefined) return null;
   if (client === undefined) return 'the token names no client ("client_id" or "azp"), and http.oauth.clients is set';
-  if (!clients.includes(client)) return `the token's client ${JSON.stringify(client).slice(0, 80)} is not one of http.oauth.clients`;
+  if (!clients.includes(client)) return `the token's client ${quoted(client)} is not one of http.oauth.clients`;
   return null;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from '../node-crypto.js';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
+import { head } from '../code-points.js';
 import { BoundReached, errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_FORGOTTEN, CHANNEL_GRANTS, CHANNEL_RULES, CHANNEL_RULES_APPLIED, defineScripts, GRANTS_IDLE_MS, grantsKey, heartbeatValue, HELLO_PREFIX, helloChannel, helloReplica, olderHeartbeat, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
@@ -318,7 +319,7 @@ export class RedisTeamStore implements TeamStore {
       parsed = null;
     }
     if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string') this.grantsChanged(parsed[0], parsed[1]);
-    else this.logger.warn({ message: message.slice(0, 200) }, 'team store (Redis): ignored a malformed session grants message');
+    else this.logger.warn({ message: head(message, 200) }, 'team store (Redis): ignored a malformed session grants message');
   }
 
   private grantsChanged(user: string, session: string): void {
@@ -582,7 +583,7 @@ export class RedisTeamStore implements TeamStore {
       parsed = null;
     }
     if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') {
-      this.logger.warn({ message: message.slice(0, 200) }, 'team store (Redis): ignored a malformed forgotten-rule message');
+      this.logger.warn({ message: head(message, 200) }, 'team store (Redis): ignored a malformed forgotten-rule message');
       return;
     }
     const [user, nonce] = parsed as [string, string];
