@@ -285,6 +285,13 @@ export function configSchemas({ lazySections = false }: { lazySections?: boolean
       .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
       .default('groups')
       .describe('Where groups looks: a claim\'s name ("groups", "roles", "https://example.com/groups"), or the path of keys to a nested one (["realm_access", "roles"]). It holds a list of strings, or one string of names separated by spaces.'),
+    maxTokenAgeSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(2_592_000)
+      .optional()
+      .describe('A token is accepted only this long after its "iat" (which it must then carry), whatever its "exp": the longest a user the identity provider no longer lets in (removed from a group of groups, or from the gateway\'s application) keeps access with a token issued before. Unset: until the token\'s "exp".'),
     keysCacheSeconds: z.number().positive().max(86_400).default(600).describe("How long a fetched key set is used before it is fetched again."),
     staleKeysSeconds: z
       .number()

@@ -309,6 +309,28 @@ export class TeamGateway {
   }
 
   /**
+   * The issuer's own token for `user` says they are no longer a member (a group the identity
+   * provider took away, seen in the token their client renewed): what their earlier tokens opened is
+   * closed, as recheckStreams closes what a revoked credential opened. Until round 33 those sessions
+   * and requests went on, their waiting calls answerable, since each earlier token still carried the
+   * group until its exp (round 33 review, T33-2).
+   */
+  private closeUser(user: string, why: string): void {
+    for (const session of [...this.sessions.values()]) {
+      if (session.user !== user) continue;
+      this.core.logger.warn({ user, session: session.id, why }, 'client session closed: a token of its user, signed by the issuer, says they are no longer a member; its waiting calls are withdrawn and will not run');
+      session.output.endAll();
+      void session.transport.close();
+    }
+    for (const channel of [...this.modern.values()]) {
+      if (channel.user !== user) continue;
+      if (channel.requests.size + channel.listens.size > 0) this.core.logger.warn({ user, session: channel.id, why }, 'MCP 2026-07-28 requests ended: a token of their user, signed by the issuer, says they are no longer a member; their calls are withdrawn and will not run');
+      for (const res of [...channel.requests.keys()]) res.destroy();
+      for (const listen of [...channel.listens]) listen.end();
+    }
+  }
+
+  /**
    * Whether the config no longer accepts `authorization` for `user` at /mcp: removed, its user no
    * longer a member, now another user's or an approver's (identity.ts `revoked`). Not when it lapsed
    * (an OAuth token past exp, the issuer unreachable): that ends streams only.
@@ -403,6 +425,7 @@ export class TeamGateway {
     if (!this.authenticator.configured()) return this.identifyLocal(req, res);
     const result = await this.authenticator.authenticate(req.headers.authorization);
     if ('identity' in result) return result.identity;
+    if (result.revoked && result.user !== undefined) this.closeUser(result.user, result.detail);
     // The detail may quote a claim of the token: kept to printable ASCII, no quote, as a header allows.
     const challenge = [`resource_metadata="${this.base}${METADATA_PATH}"`, ...(result.refused === 'invalid' ? ['error="invalid_token"', `error_description="${result.detail.replace(/["\\]/g, '').replace(/[^\x20-\x7e]/g, '?')}"`] : [])];
     res.setHeader('WWW-Authenticate', `Bearer ${challenge.join(', ')}`);

@@ -22,10 +22,16 @@ import { IssuerKeys, KeysUnreachable } from './issuer-keys.js';
  * its own client as the user (RFC 9068 §5), and its user must be a member when `oauth.members` or
  * `oauth.groups` is set (memberRefusal). The keys: issuer-keys.ts.
  */
-export type Authentication = { identity: Identity } | { refused: 'missing' | 'invalid'; detail: string; revoked?: true };
+export type Authentication = { identity: Identity } | { refused: 'missing' | 'invalid'; detail: string; revoked?: true; user?: string };
 
 /** Clock skew allowed between the issuer and this machine, for `exp`, `nbf` and `iat`. */
 const CLOCK_TOLERANCE_SECONDS = 30;
+/**
+ * A token valid for longer than this, with `oauth.maxTokenAgeSeconds` unset, is said in the log (at
+ * most hourly): a user the identity provider no longer lets in keeps access with it until its `exp`
+ * (docs/team.md, "A member removed at the identity provider").
+ */
+const LONG_TOKEN_SECONDS = 3600;
 
 /** A new bearer token and the line `http.tokens` takes for it. */
 export function newToken(user: string, role: Identity['role']): { token: string; entry: { user: string; role: Identity['role']; sha256: string } } {
@@ -103,6 +109,8 @@ export class Authenticator {
         audience: oauth.audience ?? this.resource,
         requiredClaims: ['exp'],
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        // Security: a token's membership (its groups, the provider's assignment) is as of its issue: bounded by its age (round 33 review, T33-2).
+        ...(oauth.maxTokenAgeSeconds !== undefined ? { maxTokenAge: oauth.maxTokenAgeSeconds } : {}),
       });
       // jose checks `iat` only with `maxTokenAge`; a token issued in the future was not issued yet.
       if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) {
@@ -123,8 +131,10 @@ export class Authenticator {
       const member = memberRefusal(payload, user, oauth);
       if (member) {
         this.warnOnce('member', { key: 'http.oauth.members', user }, `an OAuth token signed by the issuer was refused: ${member} (docs/team.md#identity)`);
-        return { refused: 'invalid', detail: member, revoked: true };
+        // `user`: the token is the issuer's for this user, so what their session holds can be closed (team/http.ts identify).
+        return { refused: 'invalid', detail: member, revoked: true, user };
       }
+      this.warnLongLived(payload, user, oauth);
       if (oauth.approveScope !== undefined) {
         const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
         if (scopes.includes(oauth.approveScope)) return { identity: { user, role: 'approver', approves: true } };
@@ -135,15 +145,34 @@ export class Authenticator {
       return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user', approves: !this.hasApprover(user) } };
     } catch (error) {
       if (error instanceof KeysUnreachable) return { refused: 'invalid', detail: 'the issuer\'s keys cannot be fetched (see the gateway\'s log)' };
+      const age = tokenAgeRefusal(error, oauth.maxTokenAgeSeconds);
+      if (age) return { refused: 'invalid', detail: age };
       return { refused: 'invalid', detail: error instanceof joseErrors.JOSEError ? error.code : errorMessage(error) };
     }
   }
 
+  /**
+   * Says, at most hourly, that a token accepted is valid for longer than LONG_TOKEN_SECONDS while
+   * `oauth.maxTokenAgeSeconds` is unset: membership is read from the token, so a user removed at the
+   * identity provider keeps access with it until then (round 33 review, T33-2).
+   */
+  private warnLongLived(payload: JWTPayload, user: string, oauth: NonNullable<HttpConfig['oauth']>): void {
+    if (oauth.maxTokenAgeSeconds !== undefined || typeof payload.exp !== 'number') return;
+    const lifetime = payload.exp - (typeof payload.iat === 'number' ? payload.iat : Date.now() / 1000);
+    if (lifetime <= LONG_TOKEN_SECONDS) return;
+    this.warnOnce(
+      'lifetime',
+      { key: 'http.oauth.maxTokenAgeSeconds', user, seconds: Math.round(lifetime) },
+      `an OAuth token of ${user} is valid for ${Math.round(lifetime)} s: a user the identity provider no longer lets in (removed from a group, or from this gateway's application) keeps access with such a token until its "exp"; set http.oauth.maxTokenAgeSeconds to bound it, or shorten the provider's access token lifetime (docs/team.md#identity)`,
+      3_600_000,
+    );
+  }
+
   private readonly warned = new Map<string, number>();
 
-  /** Logs at most once a minute per kind: a refusal the operator must act on (a token type to configure) may come with every request. */
-  private warnOnce(kind: string, fields: Record<string, unknown>, text: string): void {
-    if (Date.now() - (this.warned.get(kind) ?? Number.NEGATIVE_INFINITY) < 60_000) return;
+  /** Logs at most once a minute (or `every` ms) per kind: a refusal the operator must act on (a token type to configure) may come with every request. */
+  private warnOnce(kind: string, fields: Record<string, unknown>, text: string, every = 60_000): void {
+    if (Date.now() - (this.warned.get(kind) ?? Number.NEGATIVE_INFINITY) < every) return;
     this.warned.set(kind, Date.now());
     this.warn(fields, text);
   }
@@ -155,6 +184,13 @@ export class Authenticator {
  */
 function quoted(value: string): string {
   return head(JSON.stringify(value), 80);
+}
+
+/** Why jose refused the token for `oauth.maxTokenAgeSeconds` (no `iat`, or issued too long ago), in words naming the key; else null. */
+function tokenAgeRefusal(error: unknown, maxTokenAgeSeconds: number | undefined): string | null {
+  if (maxTokenAgeSeconds === undefined || !(error instanceof joseErrors.JWTClaimValidationFailed || error instanceof joseErrors.JWTExpired) || error.claim !== 'iat') return null;
+  if (error.reason === 'missing' || error instanceof joseErrors.JWTClaimValidationFailed) return `the token has no valid "iat" (issued at), which http.oauth.maxTokenAgeSeconds requires`;
+  return `the token was issued more than http.oauth.maxTokenAgeSeconds (${maxTokenAgeSeconds} s) ago: get a new one from the identity provider`;
 }
 
 /** `typ` as RFC 7515 §4.1.9 compares it: case-insensitive, "application/" optional. */
