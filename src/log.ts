@@ -1,6 +1,6 @@
 import { write, writeSync } from 'node:fs';
 import pino, { stdSerializers, type Logger as PinoLogger, type LevelWithSilent } from 'pino';
-import { escapeJson, PAST_ASCII } from './latch/escape.js';
+import { PAST_ASCII } from './latch/escape.js';
 import { redactLogRecord } from './redact.js';
 
 /** The logger every module receives; created once, here. */
@@ -29,12 +29,22 @@ export function createLogger(options: { level?: LevelWithSilent; destination?: N
  * A log line as stderr's terminal shows it: pino escapes C0 controls, quotes and backslashes, and
  * leaves C1 controls (U+009B is CSI), DEL, bidi controls, zero-width and line separators raw; a
  * server's stderr line or a tool's name holding them reordered or hid what the person read (round 30
- * review S30-5). Those are written `\uXXXX`, the same JSON; a line of ASCII is one test.
+ * review S30-5). Since round 33 (review S33-1) every character past ASCII is written `\uXXXX` (a
+ * pair for one past U+FFFF), but the punctuation of the gateway's own sentences (LOG_ESCAPED): a server's
+ * tool spelled with a look-alike letter (`gіthub_push`, Cyrillic `і`) read as the tool it imitates,
+ * in a record's `tool` and in the sentence that names it. The same JSON; a line of ASCII is one test.
  */
 export function shownLogLine(line: string): string {
   // Each line of pino's ends with its own newline, the one newline in it left raw.
-  return PAST_ASCII.test(line) ? line.split('\n').map(escapeJson).join('\n') : line;
+  return PAST_ASCII.test(line) ? line.replace(LOG_ESCAPED, escapeUnits) : line;
 }
+
+/**
+ * What the gateway's own log sentences hold past ASCII (`…`, `→`, `×`, `—`, `⟨520 spaces⟩`), kept:
+ * none is a letter, a digit or a mark, none invisible. The rest past ASCII, and DEL, is escaped.
+ */
+const LOG_ESCAPED = /[^\u0000-\u007e…→←⇒—–×§⟨⟩·≤≥⏎─±↑↓]/gu;
+const escapeUnits = (ch: string): string => ch.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
 /** A logger that drops everything (CLI commands that print their own output, unit tests). */
 export function silentLogger(): Logger {

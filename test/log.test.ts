@@ -77,3 +77,22 @@ test('the log writes every line to stderr in order', async () => {
   const numbers = text.trim().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
   expect(numbers).toEqual(Array.from({ length: 3000 }, (_, i) => i));
 });
+
+/**
+ * Round 33 review S33-1: a server's tool spelled with a look-alike letter (Cyrillic `і`, fullwidth
+ * `ｆ`, a mathematical bold `𝐠`) was written raw, in the record's `tool` and in the sentence naming
+ * it, and read as the tool it imitates. Every character past ASCII is written `\uXXXX` (a pair past
+ * U+FFFF), the same JSON; the gateway's own punctuation (`…`, `×`, `→`, `—`) stays.
+ */
+test("the log writes a look-alike tool name escaped in its fields and its sentence, the JSON the same, the gateway's punctuation kept", async () => {
+  const { logger, written } = memoryLogger('info');
+  const tool = 'g\u0456thub_push\uff46\u{1d420}';
+  const msg = `fs: the server lists a changed definition of ${tool} (×2) → held — see mcp-latch tools --changed …`;
+  logger.warn({ server: 'fs\u0430', tool }, msg);
+  const text = await written();
+  expect(text).not.toMatch(/[\u0456\u0430\uff46\ud835]/);
+  expect(text).toContain('g\\u0456thub_push\\uff46\\ud835\\udc20');
+  expect(text).toContain('"server":"fs\\u0430"');
+  expect(text).toContain('(×2) → held — see mcp-latch tools --changed …');
+  expect(JSON.parse(text)).toMatchObject({ server: 'fs\u0430', tool, msg });
+});
