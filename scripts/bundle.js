@@ -357,3 +357,11 @@ await build({
     },
   ],
 });
+
+// The gateway reads its bundles as latin1 (src/cli/code-cache.ts): a character past ASCII left in one
+// would be read as two or three others. esbuild's charset 'ascii' escapes strings, not a regular
+// expression's characters (round 33: `/[^\u0000-\u007e…]/u` in log.ts matched `…` in the bundle).
+for (const file of ['dist/serve/boot.cjs', 'dist/serve/serve.cjs', 'dist/serve/gateway.cjs', 'dist/serve/shell.cjs']) {
+  const at = readFileSync(file).findIndex((byte) => byte > 0x7f);
+  if (at !== -1) throw new Error(`${file}: a byte past ASCII at ${at}; write the source's character as an escape (\\uXXXX)`);
+}

@@ -43,7 +43,9 @@ export function shownLogLine(line: string): string {
  * What the gateway's own log sentences hold past ASCII (`…`, `→`, `×`, `—`, `⟨520 spaces⟩`), kept:
  * none is a letter, a digit or a mark, none invisible. The rest past ASCII, and DEL, is escaped.
  */
-const LOG_ESCAPED = /[^\u0000-\u007e…→←⇒—–×§⟨⟩·≤≥⏎─±↑↓]/gu;
+// Written as escapes: esbuild leaves a regular expression's characters as they are, and the gateway's
+// bundle is read as latin1 (cli/code-cache.ts; scripts/bundle.js checks it is ASCII).
+const LOG_ESCAPED = /[^\u0000-\u007e\u2026\u2192\u2190\u21d2\u2014\u2013\u00d7\u00a7\u27e8\u27e9\u00b7\u2264\u2265\u23ce\u2500\u00b1\u2191\u2193]/gu;
 const escapeUnits = (ch: string): string => ch.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
 /** A logger that drops everything (CLI commands that print their own output, unit tests). */
