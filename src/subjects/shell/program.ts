@@ -24,6 +24,7 @@ import { cmakeRunsCode, ctestRunsCode } from './cmake.js';
 import { emacsRunsCode } from './emacs.js';
 import { secretStore, SECRET_STORE_PROGRAMS } from './secret-stores.js';
 import { containerMounts } from './container-mounts.js';
+import { sandboxMounts } from './sandbox-mounts.js';
 import { awsCredentialProcess, kubectlCredentialCommand } from './credential-commands.js';
 import { latexmkRunsCode, TEX_ENGINES, texRunsCode } from './tex.js';
 import { pandocRunsCode } from './pandoc.js';
@@ -97,6 +98,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   if (LOCAL_PACKAGE_PROGRAMS.has(name)) for (const path of localPackagePaths(name, args, cwd)) if (!segment.paths.some((known) => known.path === path.path && known.via === path.via)) segment.paths.push(path);
   // A container's bind mounts and host options: every file below the source, or below `/` (round 30 review R30-5).
   segment.paths.push(...containerMounts(name, args, cwd));
+  // A sandbox's binds and new root: every file below the source, under another name (round 33 review F33-1).
+  segment.paths.push(...sandboxMounts(name, args, cwd));
   // A CLI printing the secret it keeps (`aws configure get`, `gcloud auth print-access-token`, `pass show`; round 30 review R30-4).
   if (SECRET_STORE_PROGRAMS.has(name) || name.startsWith('docker-credential-')) secretStore(name, args, cwd, segment.paths);
   // A command planted for every later call to fetch a credential (kubectl's exec plugin, aws's credential_process; R30-6).

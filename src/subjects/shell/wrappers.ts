@@ -4,6 +4,7 @@ import { dashExecForm, shDialectReason, type Dialect } from './dialect.js';
 import type { Nested } from './files.js';
 import { baseName, display, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type Word } from './options.js';
 import { ASSIGNMENT } from './variables.js';
+import { wrapperMounts } from './sandbox-mounts.js';
 
 /**
  * The wrappers in front of a command (`sudo -u root timeout 5 rm …` → `sudo -u root`, `timeout 5`;
@@ -81,6 +82,11 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
     // S7); whether stdout is redirected is not looked at here: both are writes.
     if (name === 'nohup') for (const file of ['nohup.out', '~/nohup.out']) pushPath(paths, pathOf(staticWord(file), 'write', cwd));
     if (spec.code && hasOption(scan, ...spec.code)) reasons.push('executor');
+    // A new root (`chroot DIR`, `unshare -R DIR`) or firejail's binds: every file below is the command's under other names (F33-1).
+    if (spec.newRoot || name === 'firejail') {
+      const roots = spec.newRoot === true ? words.slice(scan.end, end) : spec.newRoot ? optionValues(scan, ...spec.newRoot) : [];
+      wrapperMounts(name, roots, words.slice(i + 1, end), cwd, paths);
+    }
     const dir = optionValues(scan, ...(spec.chdir ?? []))[0];
     if (dir) cwd = dir.isStatic ? resolveDirectory(cwd, dir.value) : null;
     if (spec.newRoot === true || (spec.newRoot && hasOption(scan, ...spec.newRoot)) || (spec.elsewhere && hasOption(scan, ...spec.elsewhere))) cwd = null;
