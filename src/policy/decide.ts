@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { otherGhCommand, otherGitCommand, wideCandidates, wideHeads } from './command-match.js';
 import { GIT_LATER_COMMANDS } from '../programs.js';
-import { MAX_LINKED_WALK, type RuleSet } from './match.js';
+import { MAX_LINKED_NAMES_WALK, MAX_LINKED_WALK, type RuleSet } from './match.js';
 import type { Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
 import type { Digest } from './digest.js';
@@ -272,7 +272,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   // Another name (a hard link another process made) of a file a deny or ask rule covers (F32-5).
   if (subject.inode !== undefined) {
     const linked = rules.linkedFiles();
-    if (linked === null) return { verdict: 'ask', rule: null, by: 'error', reason: `${shown} has other names (hard links), and the files deny and ask rules cover could not all be looked at (${MAX_LINKED_WALK.toLocaleString('en-US')} entries) to tell whether it is one of them` };
+    if (linked === null) return { verdict: 'ask', rule: null, by: 'error', reason: `${shown} has other names (hard links), and the files deny and ask rules cover could not all be looked at (${MAX_LINKED_WALK.toLocaleString('en-US')} entries, ${MAX_LINKED_NAMES_WALK.toLocaleString('en-US')} below node_modules and .git) to tell whether it is one of them` };
     const other = linked.get(subject.inode);
     if (other) return ruled(other.rule.list === 'deny' ? 'deny' : 'ask', other.rule, `${shown} is another name (a hard link) of ${other.path}; ${other.rule.list} rule ${other.rule.text} matches it`);
   }

@@ -1,4 +1,4 @@
-import { lstatSync, opendirSync, realpathSync } from 'node:fs';
+import { lstatSync, opendirSync, realpathSync, type Stats } from 'node:fs';
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import { isBuiltIn, type Rule } from './rule.js';
@@ -41,6 +41,14 @@ export interface MatchEnv {
 export const MAX_LINKED_WALK = 20_000;
 /** How long RuleSet.linkedFiles' answer is kept (ms): a file a rule covers, made later, is seen after it. */
 const LINKED_FOR_MS = 2_000;
+/**
+ * The entries RuleSet.linkedFiles reads, at most, below the node_modules and .git directories of the
+ * roots for rules by name at any depth (by name only: an entry is stat'ed when a rule's name meets
+ * it); past it a read of a file with several names asks (round 33 review F33-2).
+ */
+export const MAX_LINKED_NAMES_WALK = 200_000;
+/** How long that walk's answer is kept (ms): a package manager's or git's files change at an install or a commit, not between reads. */
+const LINKED_NAMES_FOR_MS = 60_000;
 
 /** The roots of a run kept (the client's, those a server was given): past it, MatchEnv.rootsBeyond. */
 export const MAX_ROOTS_OF_RUN = 64;
@@ -108,6 +116,8 @@ export class RuleSet {
   /** What a rule's places depend on besides the rule (placements). */
   private readonly envKey: string;
   private linked: { at: number; files: Map<string, { path: string; rule: PathRule }> | null } | undefined;
+  /** The covered files with several names below node_modules and .git (walkNames), kept LINKED_NAMES_FOR_MS. */
+  private linkedNames: { at: number; files: Map<string, { path: string; rule: PathRule }> | null } | undefined;
 
   constructor(
     readonly rules: readonly Rule[],
@@ -205,6 +215,9 @@ export class RuleSet {
    * the literal directory of each rule's globs (the workspace roots for a rule by name at any
    * depth, `**\/.env`), at most MAX_LINKED_WALK entries; null past that, or when a rule starts with
    * a wildcard at `/`. Looked up only for a read of a file with several names; kept LINKED_FOR_MS.
+   * The roots' node_modules and .git directories (a package manager's and git's files, many linked
+   * from a store) are read by name only, at most MAX_LINKED_NAMES_WALK entries, kept
+   * LINKED_NAMES_FOR_MS (round 33 review F33-2: a covered `.env` there, linked elsewhere, was missed).
    */
   linkedFiles(): Map<string, { path: string; rule: PathRule }> | null {
     const now = Date.now();
@@ -235,8 +248,15 @@ export class RuleSet {
     const files = new Map<string, { path: string; rule: PathRule }>();
     let left = MAX_LINKED_WALK;
     const seen = new Set<string>();
-    // `prune`: for a rule by name at any depth, the roots are walked without node_modules and .git,
-    // whose files a package manager or git links from its store (docs/threat-model.md, F32-5).
+    const pruned: string[] = [];
+    const note = (path: string, stat: Stats, into: Map<string, { path: string; rule: PathRule }>): void => {
+      if (!stat.isFile() || stat.nlink <= 1) return;
+      const rule = this.matchPath('deny', 'read', path) ?? this.matchPath('ask', 'read', path);
+      const key = `${stat.dev}:${stat.ino}`;
+      if (rule && rule.type === 'path' && !into.has(key)) into.set(key, { path, rule });
+    };
+    // `prune`: for a rule by name at any depth, the roots' node_modules and .git, whose files a
+    // package manager or git links from its store, are left to walkNames (docs/threat-model.md, F32-5, F33-2).
     const walk = (path: string, prune: boolean): boolean => {
       if (left-- <= 0) return false;
       let stat;
@@ -245,11 +265,7 @@ export class RuleSet {
       } catch {
         return true;
       }
-      if (stat.isFile() && stat.nlink > 1) {
-        const rule = this.matchPath('deny', 'read', path) ?? this.matchPath('ask', 'read', path);
-        const key = `${stat.dev}:${stat.ino}`;
-        if (rule && rule.type === 'path' && !files.has(key)) files.set(key, { path, rule });
-      }
+      note(path, stat, files);
       if (!stat.isDirectory() || seen.has(path)) return true;
       seen.add(path);
       let dir;
@@ -260,7 +276,10 @@ export class RuleSet {
       }
       try {
         for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
-          if (prune && (entry.name === 'node_modules' || entry.name === '.git')) continue;
+          if (prune && (entry.name === 'node_modules' || entry.name === '.git')) {
+            if (entry.isDirectory()) pruned.push(`${path === '/' ? '' : path}/${entry.name}`);
+            continue;
+          }
           if (!walk(`${path === '/' ? '' : path}/${entry.name}`, prune)) return false;
         }
       } finally {
@@ -270,6 +289,59 @@ export class RuleSet {
     };
     for (const dir of dirs) if (!walk(dir, false)) return null;
     for (const root of roots) if (!dirs.has(root) && !walk(root, true)) return null;
+    if (pruned.length === 0) return files;
+    const now = Date.now();
+    if (this.linkedNames === undefined || now - this.linkedNames.at >= LINKED_NAMES_FOR_MS) this.linkedNames = { at: now, files: this.walkNames(pruned, note) };
+    const below = this.linkedNames.files;
+    if (below === null) return null;
+    for (const [key, value] of below) if (!files.has(key)) files.set(key, value);
+    return files;
+  }
+
+  /**
+   * The covered files with several names below `dirs` (node_modules and .git of the roots), read by
+   * name: a directory's entries from readdir alone, an entry stat'ed only when a rule by name (its
+   * basename, or a by-name glob) could match it; links not followed. Null past MAX_LINKED_NAMES_WALK.
+   */
+  private walkNames(dirs: readonly string[], note: (path: string, stat: Stats, into: Map<string, { path: string; rule: PathRule }>) => void): Map<string, { path: string; rule: PathRule }> | null {
+    const files = new Map<string, { path: string; rule: PathRule }>();
+    const names = new Set<string>();
+    let globs = false;
+    for (const list of ['deny', 'ask'] as const) {
+      const index = this.lists[list].path.read;
+      for (const key of index.byBasename.keys()) names.add(key);
+      if (index.scan.length > 0) globs = true;
+    }
+    let left = MAX_LINKED_NAMES_WALK;
+    const walk = (path: string): boolean => {
+      let dir;
+      try {
+        dir = opendirSync(path);
+      } catch {
+        return true;
+      }
+      try {
+        for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+          if (left-- <= 0) return false;
+          const at = `${path}/${entry.name}`;
+          if (entry.isDirectory()) {
+            if (!walk(at)) return false;
+          } else if (!entry.isSymbolicLink() && (globs || names.has(fold(entry.name, 'names')))) {
+            let stat;
+            try {
+              stat = lstatSync(at);
+            } catch {
+              continue;
+            }
+            note(at, stat, files);
+          }
+        }
+      } finally {
+        dir.closeSync();
+      }
+      return true;
+    };
+    for (const dir of dirs) if (!walk(dir)) return null;
     return files;
   }
 

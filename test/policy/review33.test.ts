@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { decideShell, MODES } from '../helpers/policy.js';
+import { decideServerTool, decideShell, MODES } from '../helpers/policy.js';
 import { tempDir } from '../helpers/gateway.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 
@@ -91,5 +91,35 @@ describe('F33-1 a sandbox or a new root shows a directory above a rule under ano
     if (bwrap.error || proot.error || bwrap.status !== 0) return context.skip(`bwrap or proot not usable here: ${bwrap.stderr ?? ''} ${String(bwrap.error ?? proot.error ?? '')}`);
     expect(bwrap.stdout).toBe('TOPSECRET\n');
     expect(proot.stdout).toBe('TOPSECRET\n');
+  });
+});
+
+describe('F33-2 a covered file below node_modules or .git with another name elsewhere (F32-5 pruned them)', () => {
+  const FS_TOOL = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem'] };
+  const RULES = ['Read(.env)', 'Read(*.pem)'];
+  test.each(MODES)('%s: read_text_file and cat of the other name are refused', (mode) => {
+    const place = workspace('review33-ln-');
+    mkdirSync(join(place, 'node_modules/.pnpm/x/node_modules/x'), { recursive: true });
+    mkdirSync(join(place, '.git/info'), { recursive: true });
+    writeFileSync(join(place, 'node_modules/.pnpm/x/node_modules/x/.env'), 'TOKEN=1\n');
+    writeFileSync(join(place, '.git/info/deploy.pem'), 'KEY\n');
+    linkSync(join(place, 'node_modules/.pnpm/x/node_modules/x/.env'), join(place, 'pub/e.txt'));
+    linkSync(join(place, '.git/info/deploy.pem'), join(place, 'pub/k.txt'));
+    for (const file of ['pub/e.txt', 'pub/k.txt']) {
+      const read = decideServerTool({ ...FS_TOOL, args: [...FS_TOOL.args, place] }, 'read_text_file', { path: join(place, file) }, place, { mode, workspace: [place], deny: RULES });
+      expect(read.verdict, `${mode} ${file}: ${read.reason}`).toBe('deny');
+      const cat = decideShell(`cat ${file}`, { mode, workspace: [place], cwd: place, allow: ['Bash(cat:*)'], deny: RULES });
+      expect(cat.verdict, `${mode} cat ${file}: ${cat.reason}`).toBe('deny');
+    }
+  });
+
+  test('a store link below node_modules no rule names stays allowed', () => {
+    const place = workspace('review33-lnok-');
+    const store = tempDir('review33-store-');
+    writeFileSync(join(store, 'index.js'), 'module.exports = 1;\n');
+    mkdirSync(join(place, 'node_modules/x'), { recursive: true });
+    linkSync(join(store, 'index.js'), join(place, 'node_modules/x/index.js'));
+    const read = decideServerTool({ ...FS_TOOL, args: [...FS_TOOL.args, place] }, 'read_text_file', { path: join(place, 'node_modules/x/index.js') }, place, { mode: 'bypassPermissions', workspace: [place], deny: ['Read(.env)'] });
+    expect(read.verdict, read.reason).toBe('allow');
   });
 });
