@@ -41,6 +41,33 @@ export function withheldEmbedded<T>(blocks: readonly T[], server: string, contex
   return out ?? blocks;
 }
 
+/**
+ * A `resources/read` answer's contents with each one under a URI other than `uri` (the one read,
+ * which was decided) decided as an embedded resource is: a read may answer with several contents,
+ * each under its own URI (a folder, a collection), and `file:///w/` answered with `w/secret/id`'s
+ * contents under its own URI past `deny: Read(w/secret/**)` (round 33 review, P33-3). A withheld one
+ * keeps its URI, its text saying why; at most MAX_EMBEDDED_CHECKED are checked, the rest withheld.
+ * Returns `contents` itself when nothing is withheld.
+ */
+export function withheldContents<T extends { uri: string }>(contents: readonly T[], uri: string, server: string, context: Pick<CallContext, 'inspectContext' | 'policy'>): readonly T[] {
+  let out: T[] | null = null;
+  let checked = 0;
+  for (let index = 0; index < contents.length; index++) {
+    const content = contents[index]!;
+    if (content.uri === uri) {
+      if (out !== null) out.push(content);
+      continue;
+    }
+    const why = ++checked > MAX_EMBEDDED_CHECKED ? `it checks at most ${MAX_EMBEDDED_CHECKED} of one answer (MAX_EMBEDDED_CHECKED; docs/config.md, "limits")` : deniedRead(server, content.uri, context);
+    if (why === null) {
+      if (out !== null) out.push(content);
+      continue;
+    }
+    (out ??= contents.slice(0, index)).push({ uri: content.uri, mimeType: 'text/plain', text: `mcp-latch withheld the resource ${escapeText(content.uri)} that ${escapeText(server)} gave in its answer to the read of ${escapeText(uri)}: ${escapeText(why)}. Its contents were not passed on.` } as unknown as T);
+  }
+  return out ?? contents;
+}
+
 /** The most embedded resources of one answer whose URI is decided; the rest are withheld (docs/config.md, "limits"). */
 export const MAX_EMBEDDED_CHECKED = 100;
 

@@ -14,6 +14,7 @@ import type { Decision } from '../policy/types.js';
 import { inspectResourceRead, lazyDigest, URI_SPELLING_RULE } from '../subjects/inspect.js';
 import { escapeText } from '../latch/escape.js';
 import { errorDecision } from './call.js';
+import { withheldContents } from './embedded-resources.js';
 import { contentsShown } from './listed-text.js';
 import type { DefinitionReport } from '../pins/check.js';
 import type { CallContext, Extra, SessionPort } from './ports.js';
@@ -31,8 +32,9 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   // Given up before the server answered (cancelled, timed out), its origin lingers as a call's does (direct-calls.ts clientRequest; round 28).
   const origin = session.origin(extra);
   const result = await context.running.during(supervisor.name, origin, () => supervisor.readResource(permit, uri, { signal: extra.signal, timeout: context.config().timeouts.callSeconds * 1000 }, context.running.lingering(supervisor.name, origin)));
-  // Each content's mimeType, shown beside it, escaped as a listing's (listed-text.ts contentsShown; round 26 review P4).
-  const contents = contentsShown(result.contents);
+  // Each content's mimeType, shown beside it, escaped as a listing's (listed-text.ts contentsShown; round 26 review P4);
+  // a content under another URI than the one read decided as an embedded resource is (embedded-resources.ts; round 33 review P33-3).
+  const contents = contentsShown(withheldContents(result.contents, uri, supervisor.name, context));
   return contents === result.contents ? result : { ...result, contents };
 }
 

@@ -82,3 +82,22 @@ test('past MAX_EMBEDDED_CHECKED embedded resources in one answer, the rest are w
   expect(more).toHaveLength(2 + MAX_EMBEDDED_CHECKED);
   expect(more[MAX_EMBEDDED_CHECKED + 1]).toMatchObject({ type: 'text', text: expect.stringContaining('mcp-latch withheld 1 more resources that files embedded in its answer: it checks at most 100 of one answer (MAX_EMBEDDED_CHECKED') });
 });
+
+/**
+ * A read's answer holds contents, each under its own URI (a read of a folder, a collection): one
+ * under a URI other than the one read is decided as the embedded resources above are (round 33
+ * review, P33-3). Before, a read of `file:///…/proj/` (allowed: the workspace) answered with
+ * `proj/secret/id`'s contents under its own URI, past `deny: Read(proj/secret/**)`, which refuses a
+ * read of that URI itself.
+ */
+test("a read's contents under another URI than the one read: the one a deny rule refuses is withheld, naming the rule", { timeout: 60_000 }, async () => {
+  const { h, secret, open } = await start();
+  const folder = open.slice(0, -'notes.txt'.length);
+  await expect(h.client.readResource({ uri: secret })).rejects.toThrow('Read(');
+  const read = await h.client.readResource({ uri: folder });
+  expect(JSON.stringify(read)).not.toContain('SECRET-KEY');
+  expect(read.contents).toContainEqual({ uri: open, mimeType: 'text/plain', text: 'where is the KEY?\n' });
+  const withheld = read.contents.find((content) => content.uri === secret) as { text?: string } | undefined;
+  expect(withheld?.text).toContain(`mcp-latch withheld the resource ${secret} that files gave in its answer to the read of ${folder}`);
+  expect(withheld?.text).toContain('Read(');
+});
