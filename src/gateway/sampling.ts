@@ -21,7 +21,9 @@ import { withoutGatewayKeys } from './server-meta.js';
  *   their texts escaped as a listing's (a tool's title, description, schema texts; a link's title,
  *   name, description, mimeType: round 26 review P4), a tool's name and a link's uri as sent.
  *
- * The messages' text is the server's prompt and is sent as it is.
+ * The messages' text is the server's prompt and is sent as it is: not cut to a height as a question
+ * is (server-input.ts shownQuestion), since it is the model's input; the mark above is what says
+ * whose it is (round 33 review P33-5, docs/threat-model.md).
  */
 export function markedSampling(server: string, params: CreateMessageRequest['params']): CreateMessageRequest['params'] {
   const note = `[This sampling request comes from the MCP server "${server}" through mcp-latch; it is not the person's or mcp-latch's.]`;
