@@ -33,3 +33,15 @@ export function randomUUID(): string {
 export function timingSafeEqual(a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView): boolean {
   return crypto().timingSafeEqual(a, b);
 }
+
+export function hkdfSync(digest: string, key: Crypto.BinaryLike, salt: Crypto.BinaryLike, info: Crypto.BinaryLike, length: number): ArrayBuffer {
+  return crypto().hkdfSync(digest, key, salt, info, length);
+}
+
+export function createCipheriv(algorithm: Crypto.CipherGCMTypes, key: Crypto.CipherKey, iv: Crypto.BinaryLike): Crypto.CipherGCM {
+  return crypto().createCipheriv(algorithm, key, iv);
+}
+
+export function createDecipheriv(algorithm: Crypto.CipherGCMTypes, key: Crypto.CipherKey, iv: Crypto.BinaryLike): Crypto.DecipherGCM {
+  return crypto().createDecipheriv(algorithm, key, iv);
+}

@@ -17,12 +17,14 @@ import type { Redis as RedisClient } from 'ioredis';
  * Keys, under the prefix `mcp-latch:` (one Redis database per team; not for Redis Cluster, the
  * scripts name keys they read from a hash):
  *
- *   call:<id>                 hash: user, replica, state (pending | answered | settled), call (JSON),
- *                             retryUntil, answer (JSON); expires after the call's last moment
+ *   call:<id>                 hash: user, replica, state (pending | answered | settled), call (JSON,
+ *                             encrypted when signed), retryUntil, answer (JSON, the same); expires
+ *                             after the call's last moment
+ *   version                   `store:<format>`, the newest store format that used this store (STORE_FORMAT)
  *   pending                   sorted set of pending ids, by creation time
- *   replica:<name>            heartbeat, expires after `heartbeatMs`: the replica's pid and, since
- *                             round 25, ` forget:<version>` (heartbeatValue; a replica of before
- *                             writes its pid alone)
+ *   replica:<name>            heartbeat, expires after `heartbeatMs`: the replica's pid, since
+ *                             round 33 ` store:<format>`, and since round 25 ` forget:<version>`
+ *                             (heartbeatValue; a replica of before round 25 writes its pid alone)
  *   grants:<user>:<session>   list of a session's grants (JSON)
  *   rules:<user>              sorted set of a user's remembered allow rules, by time added
  *   rules:<user>:gen          the generation of that set, bumped by each forget (signed; absent: 0)
@@ -53,9 +55,34 @@ export const HELLO_PREFIX = `${PREFIX}hello:`;
  */
 export const FORGET_PROTOCOL = 2;
 
-/** What a replica's heartbeat key holds: its pid and the forget protocol it speaks. */
+/**
+ * The format of what this build keeps in Redis (docs/team.md, "Replicas of different versions"):
+ * 3 since round 33, whose waiting calls and answers are encrypted (store-signing.ts hide) and whose
+ * LIST gives ids; 2 the rounds 25–32 wrote (a heartbeat naming the forget protocol), 1 before. A
+ * replica refuses to start beside a live one of another format, or on a store a later format used.
+ */
+export const STORE_FORMAT = 3;
+/** Where the newest format that used the store is kept: `store:<format>` (STORE_FORMAT). */
+export const VERSION_KEY = `${PREFIX}version`;
+
+/** What a replica's heartbeat key holds: its pid, the store format it writes, and the forget protocol it speaks (last, as replicas of rounds 25–32 read it). */
 export function heartbeatValue(pid: number): string {
-  return `${pid} forget:${FORGET_PROTOCOL}`;
+  return `${pid} store:${STORE_FORMAT} forget:${FORGET_PROTOCOL}`;
+}
+
+/** The store format a replica's heartbeat says it writes: named since round 33; else 2 when it names a forget protocol (rounds 25–32), 1 before. */
+export function heartbeatFormat(value: string): number {
+  const named = /(?:^| )store:([0-9]{1,6})(?= |$)/.exec(value);
+  if (named) return Number(named[1]);
+  return olderHeartbeat(value) ? 1 : 2;
+}
+
+/** A store format in words, for an operator: which builds write it. */
+export function formatName(format: number): string {
+  if (format === STORE_FORMAT) return `store format ${format} (mcp-latch of round 33 on)`;
+  if (format === 2) return 'store format 2 (mcp-latch of rounds 25 to 32)';
+  if (format === 1) return 'store format 1 (mcp-latch of before round 25)';
+  return `store format ${format} (${format > STORE_FORMAT ? 'a later mcp-latch than this one' : 'an earlier mcp-latch'})`;
 }
 
 /** Whether a heartbeat's value is that of a replica of before round 25 (no forget protocol named): one that announces nothing. */
@@ -138,8 +165,9 @@ return false
 
 /**
  * KEYS: pending. ARGV: call key prefix, replica key prefix, user ('' for everyone).
- * Pending calls whose replica is alive, as [call JSON, retryUntil] pairs; the ids of calls that
- * expired or whose replica died leave the set.
+ * Pending calls whose replica is alive, as [id, call as kept, retryUntil] triples (the id: the call
+ * is encrypted, and its id is where it was encrypted and signed for); the ids of calls that expired
+ * or whose replica died leave the set.
  */
 const LIST = `
 local out = {}
@@ -148,6 +176,7 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   if fields[1] ~= 'pending' or redis.call('EXISTS', ARGV[2] .. fields[2]) == 0 then
     redis.call('ZREM', KEYS[1], id)
   elseif ARGV[3] == '' or fields[3] == ARGV[3] then
+    table.insert(out, id)
     table.insert(out, fields[4])
     table.insert(out, fields[5] or '')
   end

@@ -4,7 +4,7 @@ import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { head } from '../code-points.js';
 import { BoundReached, errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_FORGOTTEN, CHANNEL_GRANTS, CHANNEL_RULES, CHANNEL_RULES_APPLIED, defineScripts, GRANTS_IDLE_MS, grantsKey, heartbeatValue, HELLO_PREFIX, helloChannel, helloReplica, olderHeartbeat, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
+import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_FORGOTTEN, CHANNEL_GRANTS, CHANNEL_RULES, CHANNEL_RULES_APPLIED, defineScripts, formatName, GRANTS_IDLE_MS, grantsKey, heartbeatFormat, heartbeatValue, HELLO_PREFIX, helloChannel, helloReplica, olderHeartbeat, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, STORE_FORMAT, VERSION_KEY, type Client } from './redis-schema.js';
 import { FORGET_CONFIRM_MS, type DecideOutcome, type Forgotten, type InteractionAnswer, type PendingCall, type SessionGrant, type TeamStore } from './store.js';
 import { StoreSigner } from './store-signing.js';
 
@@ -19,6 +19,11 @@ import { StoreSigner } from './store-signing.js';
 
 /** A replica that has not renewed its heartbeat for this long is dead: its calls can no longer be answered. */
 const HEARTBEAT_MS = 15_000;
+/** Every how many heartbeats (one a third of HEARTBEAT_MS: ~1 minute) the live replicas' store formats are looked at again. */
+const FORMAT_CHECK_BEATS = 12;
+
+/** Why this replica does not start on this store: another version's (docs/team.md, "Replicas of different versions"). */
+class FormatRefusal extends Error {}
 
 interface Held {
   resolve: (answer: InteractionAnswer | null) => void;
@@ -104,12 +109,14 @@ export class RedisTeamStore implements TeamStore {
       clearInterval(store.heartbeat);
       redis.disconnect();
       subscriber.disconnect();
+      if (error instanceof FormatRefusal) throw new LatchError('STORE_UNAVAILABLE', `cannot use the team store at ${redactUrl(options.url)}: ${error.message}`, { cause: error });
       throw new LatchError('STORE_UNAVAILABLE', `cannot use the team store at ${redactUrl(options.url)}: ${errorMessage(error)}; check store.url and that the Redis server is running`, { cause: error });
     }
     return store;
   }
 
   private async start(): Promise<void> {
+    await this.checkFormat();
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel === CHANNEL_ANSWERED) void this.take(message, false);
       else if (channel === CHANNEL_RULES) void this.rulesChanged(message);
@@ -169,7 +176,52 @@ export class RedisTeamStore implements TeamStore {
     for (const [user, session] of this.knownSessions.values()) this.grantsChanged(user, session);
   }
 
+  /**
+   * Security: replicas of different versions do not share one store (round 33 review, T33-4). Each
+   * writes its store format in its heartbeat (heartbeatValue) and the newest that used the store in
+   * VERSION_KEY; this replica does not start beside a live one of another format (one of rounds
+   * 25–32 reads no encrypted call, answers in clear, which this one takes as absent), nor on a store
+   * a later format used. Until round 33 a replica of another round joined silently.
+   */
+  private async checkFormat(): Promise<void> {
+    const marked = await this.redis.get(VERSION_KEY);
+    const used = marked === null ? null : /^store:([0-9]{1,6})$/.exec(marked);
+    if (marked !== null && used === null) throw new FormatRefusal(`${VERSION_KEY} holds ${JSON.stringify(head(marked, 80))}, which names no store format (this replica writes ${formatName(STORE_FORMAT)}); if no replica of this team is running, remove it`);
+    if (used !== null && Number(used[1]) > STORE_FORMAT) {
+      throw new FormatRefusal(`it was used by ${formatName(Number(used[1]))}, and this replica writes ${formatName(STORE_FORMAT)}, which that one may not read as it expects: run one version in every replica of a team (upgrade this one), or, once every replica is stopped, remove ${VERSION_KEY} to go back`);
+    }
+    const others = await this.otherFormats();
+    if (others.length > 0) throw new FormatRefusal(`${this.otherFormatsText(others)}; stop it and upgrade it (every replica of a team runs one version), then start this one (docs/team.md, "Replicas of different versions")`);
+    await this.redis.set(VERSION_KEY, `store:${STORE_FORMAT}`);
+  }
+
+  /** The live replicas (by heartbeat) other than this one writing another store format: name, pid, format. */
+  private async otherFormats(): Promise<Array<{ replica: string; pid: string; format: number }>> {
+    const others: Array<{ replica: string; pid: string; format: number }> = [];
+    for (const [replica, value] of await this.heartbeats()) {
+      const format = heartbeatFormat(value);
+      if (replica !== this.replica && format !== STORE_FORMAT) others.push({ replica, pid: value.split(' ')[0] ?? '', format });
+    }
+    return others;
+  }
+
+  private otherFormatsText(others: Array<{ replica: string; pid: string; format: number }>): string {
+    const named = others.slice(0, 5).map(({ replica, pid, format }) => `replica ${replica} (pid ${head(pid, 20)}) writes ${formatName(format)}`);
+    return `${named.join('; ')}${others.length > 5 ? ` (and ${others.length - 5} more)` : ''}, and this replica writes ${formatName(STORE_FORMAT)}: they do not read each other's waiting calls and answers`;
+  }
+
+  private beats = 0;
+
   private async beat(): Promise<void> {
+    this.beats += 1;
+    // A replica of another version started after this one: said, at each look, until it stops.
+    if (this.beats % FORMAT_CHECK_BEATS === 0) {
+      void this.otherFormats()
+        .then((others) => {
+          if (others.length > 0) this.logger.error({ replicas: others.map(({ replica }) => replica).slice(0, 20) }, `team store (Redis): ${this.otherFormatsText(others)} (its calls are not listed here, nor answered: their answers do not verify); stop it and upgrade it (docs/team.md, "Replicas of different versions")`);
+        })
+        .catch(() => undefined);
+    }
     try {
       const held = [...this.held].flatMap(([id, { score }]) => [score, id]);
       const restored = await this.redis.latchBeat(REPLICA_PREFIX + this.replica, PENDING, heartbeatValue(process.pid), this.heartbeatMs, CALL_PREFIX, this.replica, ...held);
@@ -192,7 +244,7 @@ export class RedisTeamStore implements TeamStore {
       const stored: PendingCall = { ...call, replica: this.replica };
       await this.redis
         .multi()
-        .hset(key, { user: call.user, replica: this.replica, state: 'pending', call: this.sealed(['call', call.id], JSON.stringify(stored)) })
+        .hset(key, { user: call.user, replica: this.replica, state: 'pending', call: this.hidden(['call', call.id], JSON.stringify(stored)) })
         .pexpire(key, this.lifetimeMs(call.deadline, call.retryUntil))
         .zadd(PENDING, score, call.id)
         .exec();
@@ -229,14 +281,14 @@ export class RedisTeamStore implements TeamStore {
     if (taken === null || this.held.get(id) !== held) return;
     this.held.delete(id);
     // Security: an answer that does not verify releases nothing; the call ends unanswered (store-signing.ts).
-    const answer = taken === 'withdrawn' ? null : this.opened(['answer', id], taken);
+    const answer = taken === 'withdrawn' ? null : this.revealed(['answer', id], taken);
     held.resolve(answer === null ? null : (JSON.parse(answer) as InteractionAnswer));
   }
 
   async update(id: string, change: { retryUntil: string }): Promise<void> {
     const key = CALL_PREFIX + id;
     const [state, stored] = await this.redis.hmget(key, 'state', 'call');
-    const text = stored ? this.opened(['call', id], stored) : null;
+    const text = stored ? this.revealed(['call', id], stored) : null;
     if (state !== 'pending' || !text) return;
     const call = JSON.parse(text) as PendingCall;
     await this.redis.multi().hset(key, 'retryUntil', change.retryUntil).pexpire(key, this.lifetimeMs(call.deadline, change.retryUntil)).exec();
@@ -246,36 +298,29 @@ export class RedisTeamStore implements TeamStore {
     const [state, replica, text, retryUntil] = await this.redis.hmget(CALL_PREFIX + id, 'state', 'replica', 'call', 'retryUntil');
     if (state !== 'pending' || !replica || !text) return null;
     if ((await this.redis.exists(REPLICA_PREFIX + replica)) === 0) return null;
-    const call = this.pendingCall(text, retryUntil ?? '');
-    return call?.id === id ? call : null;
+    return this.pendingCall(id, text, retryUntil ?? '');
   }
 
   async list(user: string | null): Promise<PendingCall[]> {
     const rows = await this.redis.latchList(PENDING, CALL_PREFIX, REPLICA_PREFIX, user ?? '');
     const calls: PendingCall[] = [];
-    for (let index = 0; index + 1 < rows.length; index += 2) {
-      const call = this.pendingCall(rows[index]!, rows[index + 1]!);
+    for (let index = 0; index + 2 < rows.length; index += 3) {
+      const call = this.pendingCall(rows[index]!, rows[index + 1]!, rows[index + 2]!);
       if (call) calls.push(call);
     }
     return calls;
   }
 
-  /** A pending call as stored, when it verifies (its id is in what is signed). */
-  private pendingCall(stored: string, retryUntil: string): PendingCall | null {
-    if (!this.signer) return withRetry(stored, retryUntil);
-    const dot = stored.indexOf('.');
-    let id: unknown;
-    try {
-      id = (JSON.parse(stored.slice(dot + 1)) as { id?: unknown }).id;
-    } catch {
-      id = undefined;
-    }
-    const text = typeof id === 'string' ? this.opened(['call', id], stored) : this.opened(['call', ''], stored);
-    return text === null ? null : withRetry(text, retryUntil);
+  /** The pending call `id` as stored, when it verifies and decrypts for that id (with a signing key), and is that call. */
+  private pendingCall(id: string, stored: string, retryUntil: string): PendingCall | null {
+    const text = this.revealed(['call', id], stored);
+    if (text === null) return null;
+    const call = withRetry(text, retryUntil);
+    return call.id === id ? call : null;
   }
 
   async decide(id: string, answer: InteractionAnswer): Promise<DecideOutcome> {
-    const outcome = await this.redis.latchDecide(CALL_PREFIX + id, PENDING, id, this.sealed(['answer', id], JSON.stringify(answer)), REPLICA_PREFIX, CHANNEL_ANSWERED, SETTLED_MS);
+    const outcome = await this.redis.latchDecide(CALL_PREFIX + id, PENDING, id, this.hidden(['answer', id], JSON.stringify(answer)), REPLICA_PREFIX, CHANNEL_ANSWERED, SETTLED_MS);
     return outcome === 'decided' ? 'decided' : outcome === 'settled' ? 'settled' : 'unknown';
   }
 
@@ -551,6 +596,11 @@ export class RedisTeamStore implements TeamStore {
 
   /** The live replicas of before round 25 (a heartbeat naming no forget protocol), by name: they announce nothing. */
   private async olderReplicas(): Promise<Set<string>> {
+    return new Set([...(await this.heartbeats())].filter(([, value]) => olderHeartbeat(value)).map(([replica]) => replica));
+  }
+
+  /** The live replicas' heartbeats: name → value. */
+  private async heartbeats(): Promise<Map<string, string>> {
     const keys: string[] = [];
     let cursor = '0';
     do {
@@ -558,9 +608,13 @@ export class RedisTeamStore implements TeamStore {
       cursor = next;
       keys.push(...found);
     } while (cursor !== '0');
-    if (keys.length === 0) return new Set();
+    const beats = new Map<string, string>();
+    if (keys.length === 0) return beats;
     const values = await this.redis.mget(...keys);
-    return new Set(keys.filter((key, index) => values[index] != null && olderHeartbeat(values[index]!)).map((key) => key.slice(REPLICA_PREFIX.length)));
+    keys.forEach((key, index) => {
+      if (values[index] != null) beats.set(key.slice(REPLICA_PREFIX.length), values[index]!);
+    });
+    return beats;
   }
 
   /** The replicas announcing, now, that they hear and confirm forgets (their hello channels, redis-schema.ts). */
@@ -613,6 +667,21 @@ export class RedisTeamStore implements TeamStore {
   /** `value` as kept in Redis: signed when a key is set. */
   private sealed(where: readonly string[], value: string): string {
     return this.signer ? this.signer.seal(where, value) : value;
+  }
+
+  /** A waiting call's or an answer's text as kept: encrypted for where it is kept, then signed, with a key (store-signing.ts hide); as is without. */
+  private hidden(where: readonly string[], value: string): string {
+    return this.signer ? this.signer.seal(where, this.signer.hide(where, value)) : value;
+  }
+
+  /** The text `hidden` kept, or null (logged) when a key is set and it does not verify, or is not encrypted for where it is (a replica of before round 33 wrote it). */
+  private revealed(where: readonly string[], stored: string): string | null {
+    if (!this.signer) return stored;
+    const sealed = this.opened(where, stored);
+    if (sealed === null) return null;
+    const value = this.signer.reveal(where, sealed);
+    if (value === null) this.logger.warn({ kind: where[0], at: where.slice(1) }, 'team store (Redis): a value verifies but is not encrypted for where it is kept (written by a replica of before round 33); it is taken as absent');
+    return value;
   }
 
   /** A value read from Redis, or null (logged) when a key is set and it does not verify. */
