@@ -29,7 +29,7 @@ async function dump(raw: Redis): Promise<string> {
     if (type === 'string') out.push((await raw.get(key)) ?? '');
     else if (type === 'hash') out.push(JSON.stringify(await raw.hgetall(key)));
     else if (type === 'list') out.push(...(await raw.lrange(key, 0, -1)));
-    else if (type === 'zset') out.push(...(await raw.zrange(key, 0, -1)));
+    else if (type === 'zset') out.push(...(await raw.zrange(key, '0', '-1')));
   }
   return out.join('\n');
 }
