@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// node bench/first-calls.js [--rounds N] [--calls N] [--per-round] [--no-observe] LABEL=BIN...
+// node bench/first-calls.js [--rounds N] [--calls N] [--servers N] [--per-round] [--no-observe] LABEL=BIN...
 //
 // The first calls of fresh gateways, builds side by side (docs/performance.md, "Round 33: the
 // start"): each round starts, one build after the other in an order that alternates, a gateway
-// (BIN: a build's bin/mcp-latch.js) in front of server-everything, waits for its first tools/list,
+// (BIN: a build's bin/mcp-latch.js) in front of server-everything (`--servers N`: N of them, the
+// calls to the first), waits for its first complete tools/list,
 // then makes `--calls` echo calls one at a time (20, as bench/run.js's "first 20 calls"). Printed
 // per build, medians over the rounds: the gateway's CPU by its first list and over the calls (the
 // scheduler's accounting, all threads), the calls' wall time, and the garbage collections the
@@ -31,15 +32,17 @@ const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const rounds = Number(option('--rounds', 8));
 const calls = Number(option('--calls', 20));
+const servers = Number(option('--servers', 1));
 const perRound = argv.includes('--per-round');
 const observe = !argv.includes('--no-observe');
-const VALUED = new Set(['--rounds', '--calls']);
+const VALUED = new Set(['--rounds', '--calls', '--servers']);
 const builds = argv.filter((arg, index) => arg.includes('=') && !VALUED.has(argv[index - 1])).map((arg) => [arg.slice(0, arg.indexOf('=')), resolve(arg.slice(arg.indexOf('=') + 1))]);
 if (builds.length === 0) builds.push(['this', join(root, 'bin/mcp-latch.js')]);
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-first-calls-')));
 const config = join(dir, 'config.json');
-writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } }, permissions: { allow: ['mcp__everything__echo'] } }));
+const mcpServers = Object.fromEntries(Array.from({ length: servers }, (_, i) => [i === 0 ? 'everything' : `everything${i}`, { command: process.execPath, args: [everything, 'stdio'] }]));
+writeFileSync(config, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__everything__echo'] } }));
 // kind (perf_hooks constants: 1 scavenge, 2 minor mark-compact, 4 mark-compact, 8 incremental marking,
 // 16 weak callbacks), the start as epoch ms (the client's clock is the same), its duration.
 const probe = join(dir, 'gc-probe.cjs');
@@ -99,7 +102,7 @@ for (let round = 0; round < rounds; round++) {
     if (perRound) console.log(`round ${round + 1} ${label}: list ${result.listMs} ms (CPU ${result.cpuListMs.toFixed(1)}), ${calls} calls ${result.callsMs} ms (CPU ${result.cpuCallsMs.toFixed(2)}), full collections before the list ${result.fullBeforeList}, in the calls ${result.fullInCalls} (gc ${result.gcInCallsMs.toFixed(1)} ms)`);
   }
 }
-console.log(`${rounds} rounds, ${calls} calls each${observe ? '' : ' (collections not observed)'}`);
+console.log(`${rounds} rounds, ${servers} server${servers === 1 ? '' : 's'}, ${calls} calls each${observe ? '' : ' (collections not observed)'}`);
 for (const [label] of builds) {
   const all = results[label];
   const med = (key) => median(all.map((result) => result[key]));
