@@ -306,7 +306,8 @@ export class RedisTeamStore implements TeamStore {
     const calls: PendingCall[] = [];
     for (let index = 0; index + 2 < rows.length; index += 3) {
       const call = this.pendingCall(rows[index]!, rows[index + 1]!, rows[index + 2]!);
-      if (call) calls.push(call);
+      // Security: LIST filters by the hash's `user`, which is not signed; the call's own (signed) user decides whose it is (round 33 review, T33-5).
+      if (call && (user === null || call.user === user)) calls.push(call);
     }
     return calls;
   }

@@ -101,6 +101,42 @@ describe('a waiting call and its answer in Redis, with store.signingKeyFile', ()
   }, 60_000);
 });
 
+describe("the hash's unsigned user field", () => {
+  let redis: TestRedis;
+  let raw: Redis;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    raw = new Redis(redis.url);
+  });
+
+  afterAll(async () => {
+    raw?.disconnect();
+    await redis?.stop();
+  });
+
+  // Whoever can write Redis could not read a call once it is encrypted (T33-3), but could set the
+  // hash's `user` (kept in clear for LIST's filter) to a member's, who then read it on /api/pending.
+  test("a call listed for a user is only one whose signed call names that user", async () => {
+    const store = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'U1', signingKey: Buffer.from(KEY) });
+    const controller = new AbortController();
+    try {
+      const now = Date.now();
+      const call = { id: 'call-of-alice-1', user: 'alice', session: 's1', client: 'c 1', replica: 'U1', server: 'fs', tool: 'write_file', kind: 'write', message: 'm', request: {}, args: { content: 'alice-private' }, choices: ['Allow once', 'Deny'], editable: [], created: new Date(now).toISOString(), deadline: new Date(now + 60_000).toISOString(), retryUntil: null };
+      const held = store.hold(call, controller.signal);
+      await eventually(async () => expect(await store.list('alice')).toHaveLength(1));
+      await raw.hset('mcp-latch:call:call-of-alice-1', 'user', 'bob');
+      // Before round 33, bob's list held alice's call, arguments and all.
+      expect(await store.list('bob')).toEqual([]);
+      expect((await store.list(null)).map((each) => each.user)).toEqual(['alice']);
+      controller.abort();
+      await held;
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('replicas of different versions on one store', () => {
   let redis: TestRedis;
   let raw: Redis;
