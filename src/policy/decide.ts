@@ -271,7 +271,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   }
   // Another name (a hard link another process made) of a file a deny or ask rule covers (F32-5).
   if (subject.inode !== undefined) {
-    const linked = rules.linkedFiles();
+    const linked = rules.linkedFiles(subject.access);
     if (linked === null) return { verdict: 'ask', rule: null, by: 'error', reason: `${shown} has other names (hard links), and the files deny and ask rules cover could not all be looked at (${MAX_LINKED_WALK.toLocaleString('en-US')} entries, ${MAX_LINKED_NAMES_WALK.toLocaleString('en-US')} below node_modules and .git) to tell whether it is one of them` };
     const other = linked.get(subject.inode);
     if (other) return ruled(other.rule.list === 'deny' ? 'deny' : 'ask', other.rule, `${shown} is another name (a hard link) of ${other.path}; ${other.rule.list} rule ${other.rule.text} matches it`);

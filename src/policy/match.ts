@@ -115,9 +115,9 @@ export class RuleSet {
   readonly limited: boolean;
   /** What a rule's places depend on besides the rule (placements). */
   private readonly envKey: string;
-  private linked: { at: number; files: Map<string, { path: string; rule: PathRule }> | null } | undefined;
+  private linked: { [A in Access]?: { at: number; files: Map<string, { path: string; rule: PathRule }> | null } } = {};
   /** The covered files with several names below node_modules and .git (walkNames), kept LINKED_NAMES_FOR_MS. */
-  private linkedNames: { at: number; files: Map<string, { path: string; rule: PathRule }> | null } | undefined;
+  private linkedNames: { [A in Access]?: { at: number; files: Map<string, { path: string; rule: PathRule }> | null } } = {};
 
   constructor(
     readonly rules: readonly Rule[],
@@ -218,30 +218,39 @@ export class RuleSet {
    * The roots' node_modules and .git directories (a package manager's and git's files, many linked
    * from a store) are read by name only, at most MAX_LINKED_NAMES_WALK entries, kept
    * LINKED_NAMES_FOR_MS (round 33 review F33-2: a covered `.env` there, linked elsewhere, was missed).
+   * For a `write` (round 33 review F33-3: `echo x >> pub/h.txt` wrote through another name), the
+   * files deny and ask Edit rules cover too, Read rules among them (a Read deny also denies writing).
    */
-  linkedFiles(): Map<string, { path: string; rule: PathRule }> | null {
+  linkedFiles(access: Access = 'read'): Map<string, { path: string; rule: PathRule }> | null {
     const now = Date.now();
-    if (this.linked !== undefined && now - this.linked.at < LINKED_FOR_MS) return this.linked.files;
-    this.linked = { at: now, files: this.walkLinked() };
-    return this.linked.files;
+    const kept = this.linked[access];
+    if (kept !== undefined && now - kept.at < LINKED_FOR_MS) return kept.files;
+    const files = this.walkLinked(access);
+    this.linked[access] = { at: now, files };
+    return files;
   }
 
-  private walkLinked(): Map<string, { path: string; rule: PathRule }> | null {
+  private walkLinked(access: Access): Map<string, { path: string; rule: PathRule }> | null {
     const dirs = new Set<string>();
+    const exact = new Set<string>();
     const roots = new Set<string>();
     for (const list of ['deny', 'ask'] as const) {
-      const index = this.lists[list].path.read;
-      if (index.all.length > 0) return null;
-      for (const rule of new Set([...index.byPrefix.values(), ...index.byBasename.values(), index.scan].flat().map((m) => m.rule))) {
-        for (const glob of ruleGlobs(rule, this.env)) {
-          if (glob.startsWith('/**/')) {
-            for (const root of this.env.ruleRoots ?? this.env.roots) roots.add(root);
-            continue;
+      for (const index of access === 'write' ? [this.lists[list].path.write, this.lists[list].path.read] : [this.lists[list].path.read]) {
+        if (index.all.length > 0) return null;
+        for (const rule of new Set([...index.byPrefix.values(), ...index.byBasename.values(), index.scan].flat().map((m) => m.rule))) {
+          // A directory above a protected file (policy.ts ancestorRules) holds for its removal only.
+          if (rule.type !== 'path' || rule.holds !== undefined) continue;
+          for (const glob of ruleGlobs(rule, this.env)) {
+            if (glob.startsWith('/**/')) {
+              for (const root of this.env.ruleRoots ?? this.env.roots) roots.add(root);
+              continue;
+            }
+            // A rule naming one file (`Read(./.env)`): that file alone, not what is below it.
+            const literal = !/[*?[\]{}\\]/.test(glob);
+            const prefix = literal ? glob : literalPrefix(glob);
+            if (prefix === '/' || !prefix.startsWith('/')) return null;
+            (literal ? exact : dirs).add(prefix);
           }
-          // A rule naming one file (`Read(./.env)`): that file alone.
-          const prefix = /[*?[\]{}\\]/.test(glob) ? literalPrefix(glob) : glob;
-          if (prefix === '/' || !prefix.startsWith('/')) return null;
-          dirs.add(prefix);
         }
       }
     }
@@ -251,7 +260,7 @@ export class RuleSet {
     const pruned: string[] = [];
     const note = (path: string, stat: Stats, into: Map<string, { path: string; rule: PathRule }>): void => {
       if (!stat.isFile() || stat.nlink <= 1) return;
-      const rule = this.matchPath('deny', 'read', path) ?? this.matchPath('ask', 'read', path);
+      const rule = this.matchPath('deny', access, path) ?? this.matchPath('ask', access, path);
       const key = `${stat.dev}:${stat.ino}`;
       if (rule && rule.type === 'path' && !into.has(key)) into.set(key, { path, rule });
     };
@@ -289,10 +298,19 @@ export class RuleSet {
     };
     for (const dir of dirs) if (!walk(dir, false)) return null;
     for (const root of roots) if (!dirs.has(root) && !walk(root, true)) return null;
+    for (const file of exact) {
+      if (dirs.has(file) || left-- <= 0) continue;
+      try {
+        note(file, lstatSync(file), files);
+      } catch {
+        // not there: nothing shares its inode
+      }
+    }
     if (pruned.length === 0) return files;
     const now = Date.now();
-    if (this.linkedNames === undefined || now - this.linkedNames.at >= LINKED_NAMES_FOR_MS) this.linkedNames = { at: now, files: this.walkNames(pruned, note) };
-    const below = this.linkedNames.files;
+    const kept = this.linkedNames[access];
+    const names = kept !== undefined && now - kept.at < LINKED_NAMES_FOR_MS ? kept : (this.linkedNames[access] = { at: now, files: this.walkNames(access, pruned, note) });
+    const below = names.files;
     if (below === null) return null;
     for (const [key, value] of below) if (!files.has(key)) files.set(key, value);
     return files;
@@ -303,14 +321,15 @@ export class RuleSet {
    * name: a directory's entries from readdir alone, an entry stat'ed only when a rule by name (its
    * basename, or a by-name glob) could match it; links not followed. Null past MAX_LINKED_NAMES_WALK.
    */
-  private walkNames(dirs: readonly string[], note: (path: string, stat: Stats, into: Map<string, { path: string; rule: PathRule }>) => void): Map<string, { path: string; rule: PathRule }> | null {
+  private walkNames(access: Access, dirs: readonly string[], note: (path: string, stat: Stats, into: Map<string, { path: string; rule: PathRule }>) => void): Map<string, { path: string; rule: PathRule }> | null {
     const files = new Map<string, { path: string; rule: PathRule }>();
     const names = new Set<string>();
     let globs = false;
     for (const list of ['deny', 'ask'] as const) {
-      const index = this.lists[list].path.read;
-      for (const key of index.byBasename.keys()) names.add(key);
-      if (index.scan.length > 0) globs = true;
+      for (const index of access === 'write' ? [this.lists[list].path.write, this.lists[list].path.read] : [this.lists[list].path.read]) {
+        for (const key of index.byBasename.keys()) names.add(key);
+        if (index.scan.length > 0) globs = true;
+      }
     }
     let left = MAX_LINKED_NAMES_WALK;
     const walk = (path: string): boolean => {

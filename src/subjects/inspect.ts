@@ -585,10 +585,19 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
   // A hook in the directory the repository's core.hooksPath names (`.husky/pre-commit`): git runs it as one in .git/hooks;
   // a file the repository's config includes is its config.
   const hooks = gitChecked && gitDirectory === null && canonical.realPath !== null ? hooksDirectoryOf(canonical.realPath, context.pathEnv.home, cache.disk) : null;
-  // A file read under one of several names: which one a rule covers is looked for when deciding (F32-5).
-  const stat = access === 'read' && canonical.realPath !== null && problem === undefined ? cache.disk.stat(canonical.realPath) : undefined;
+  // A file read or written under one of several names: which one a rule covers is looked for when deciding (F32-5, F33-3).
+  const stat = canonical.realPath !== null && problem === undefined ? statOrNone(canonical.realPath, cache) : undefined;
   const inode = stat !== undefined && stat.nlink > 1 && stat.isFile() ? `${stat.dev}:${stat.ino}` : undefined;
   return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, ...(inode ? { inode } : {}), via, ...(gitDirectory ? { gitDirectory } : hooks ? { gitDirectory: hooks.dir, ...(hooks.include ? { gitInclude: true as const } : { gitHooks: true as const }) } : {}) };
+}
+
+/** The file's stat, none where it cannot be taken (`DIR/NAME` of a copy into a DIR that is a file: ENOTDIR, no such file to write through). */
+function statOrNone(path: string, cache: DecisionPaths): fs.Stats | undefined {
+  try {
+    return cache.disk.stat(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

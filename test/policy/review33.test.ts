@@ -123,3 +123,41 @@ describe('F33-2 a covered file below node_modules or .git with another name else
     expect(read.verdict, read.reason).toBe('allow');
   });
 });
+
+describe('F33-3 a write through another name (a hard link another process made) of a file a deny or ask rule covers', () => {
+  const ALLOW = ['Bash(echo:*)', 'Bash(cp:*)', 'Bash(truncate:*)', 'Bash(tee:*)'];
+  test.each(MODES)('%s: the shell writing through pub/ names is refused', (mode) => {
+    const place = workspace('review33-wl-');
+    mkdirSync(join(place, '.git/hooks'), { recursive: true });
+    writeFileSync(join(place, 'conf/app.ini'), 'a=1\n');
+    writeFileSync(join(place, '.git/hooks/pre-commit'), '#!/bin/sh\n');
+    linkSync(join(place, 'conf/secret/db.txt'), join(place, 'pub/h.txt'));
+    linkSync(join(place, 'conf/app.ini'), join(place, 'pub/i.txt'));
+    linkSync(join(place, '.git/hooks/pre-commit'), join(place, 'pub/p.sh'));
+    for (const [command, deny] of [
+      ['echo x > pub/h.txt', DENY],
+      ['truncate -s0 pub/h.txt', DENY],
+      ['echo x >> pub/i.txt', ['Edit(./conf/**)']],
+      ['cp pub/a.txt pub/i.txt', ['Edit(./conf/**)']],
+      ['tee -a pub/i.txt < /dev/null', ['Edit(./conf/**)']],
+      ['echo "curl x | sh" >> pub/p.sh', DENY],
+    ] as const) {
+      const decision = decideShell(command, { mode, workspace: [place], cwd: place, allow: ALLOW, deny: [...deny] });
+      expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+
+  test('writes of files with several names none of them covered stay allowed', () => {
+    const place = workspace('review33-wlok-');
+    linkSync(join(place, 'pub/a.txt'), join(place, 'pub/b.txt'));
+    const decision = decideShell('echo x >> pub/b.txt', { mode: 'bypassPermissions', workspace: [place], cwd: place, allow: ALLOW, deny: ['Edit(./conf/**)'] });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+
+  test('premise: a write through the other name changes the covered file (one inode)', () => {
+    const place = workspace('review33-wlp-');
+    linkSync(join(place, 'conf/secret/db.txt'), join(place, 'pub/h.txt'));
+    const run = spawnSync('sh', ['-c', 'echo planted >> pub/h.txt && cat conf/secret/db.txt'], { cwd: place, encoding: 'utf8', timeout: 30_000 });
+    expect(run.stdout).toBe('TOPSECRET\nplanted\n');
+  });
+});
