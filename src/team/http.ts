@@ -110,6 +110,13 @@ const METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** The approval page (web/team.html): static, no data in it; the person signs in on it with their token. */
 const PAGE_PATH = '/approve';
 const MAX_API_BODY = 64 * 1024;
+/**
+ * The largest `initialize` request body: a session keeps its client's info and capabilities for its
+ * life, so one member's http.maxSessionsPerUser sessions each kept up to limits.messageMB (round 33
+ * review, T33-6: 30 sessions with a client name of 8 MB took the gateway from 88 to 342 MB). Clients
+ * send about a kilobyte.
+ */
+const MAX_INITIALIZE_BYTES = 64 * 1024;
 /** Without authentication configured (loopback only) every client with the run's secret is this one user. */
 // The run's secret is the client's and the approver's credential at once (docs/team.md#approvers).
 const LOCAL_USER: Identity = { user: 'local', role: 'admin', approves: true };
@@ -462,9 +469,11 @@ export class TeamGateway {
     const named = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
     if (typeof sessionId === 'string' && named?.user !== identity.user) return notFound();
     let body: unknown;
+    let bodyBytes = 0;
     if (req.method === 'POST') {
       try {
         const text = await this.readBody(req, messageBytes(this.core.config()), identity.user);
+        bodyBytes = Buffer.byteLength(text, 'utf8');
         // A call too wide to decide is refused before it is parsed (gateway/upstream-calls.ts).
         const refusal = wideCallRefusal(text);
         if (refusal) {
@@ -495,6 +504,12 @@ export class TeamGateway {
     if (version !== null && !isInitializeRequest(body)) return this.handleModern(req, res, identity, body, version);
     if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, noSession(req, body));
     if (this.closed) return json(res, 503, { error: 'shutting down' });
+    // Security: what a session keeps of its initialize for its life is bounded, per session, as sessions are per member (T33-6).
+    if (bodyBytes > MAX_INITIALIZE_BYTES) {
+      const message = `the initialize request is ${bodyBytes} bytes, more than the ${MAX_INITIALIZE_BYTES} a session keeps of its client's info and capabilities (docs/team.md, "Sessions are bounded")`;
+      this.core.logger.warn({ user: identity.user, bytes: bodyBytes }, message);
+      return json(res, 413, { jsonrpc: '2.0', error: { code: -32600, message }, id: (body as { id?: string | number }).id ?? null });
+    }
     const full = this.sessionLimit(identity.user);
     if (full) {
       this.core.logger.warn({ user: identity.user, limit: full.key }, full.message);

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { tokenHash } from '../../src/team/identity.js';
+import { tempDir } from '../helpers/gateway.js';
+import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
+
+/**
+ * What a session keeps of its `initialize` (round 33 review, T33-6; docs/team.md, "Sessions are
+ * bounded"): the client's info and capabilities, for the session's life. Until round 33 an
+ * initialize could be as large as limits.messageMB (10 MB), so one member's 100 sessions could keep
+ * ~1 GB (30 sessions with an 8 MB client name took the gateway from 88 to 342 MB). The built gateway.
+ */
+const BOB = 'token-of-bob-initialize-0123456789';
+
+describe('serve --http: the size of an initialize', () => {
+  let team: TeamHarness;
+
+  beforeAll(async () => {
+    team = await startTeam(tempDir(), { http: { tokens: [{ user: 'bob', sha256: tokenHash(BOB) }] } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await team?.close();
+  });
+
+  function initialize(name: string): Promise<Response> {
+    return fetch(team.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${BOB}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1.0.0' } } }),
+    });
+  }
+
+  test('one past 64 KiB is refused (413) naming why, and opens no session; an ordinary client connects', async () => {
+    const big = await initialize('n'.repeat(1024 * 1024));
+    expect(big.status).toBe(413);
+    expect(big.headers.get('mcp-session-id')).toBeNull();
+    expect((await big.json()).error.message).toMatch(/the initialize request is [0-9]+ bytes, more than the 65536 a session keeps/);
+    expect(team.stderr()).toMatch(/"user":"bob".*the initialize request is/);
+    const edge = await initialize('n'.repeat(60 * 1024));
+    expect(edge.status).toBe(200);
+    await edge.body?.cancel();
+    const bob = await teamClient(team.url, BOB);
+    await bob.close();
+  });
+});
