@@ -34,7 +34,7 @@ describe('serve --http: the size of an initialize', () => {
     const big = await initialize('n'.repeat(1024 * 1024));
     expect(big.status).toBe(413);
     expect(big.headers.get('mcp-session-id')).toBeNull();
-    expect((await big.json()).error.message).toMatch(/the initialize request is [0-9]+ bytes, more than the 65536 a session keeps/);
+    expect(((await big.json()) as { error: { message: string } }).error.message).toMatch(/the initialize request is [0-9]+ bytes, more than the 65536 a session keeps/);
     expect(team.stderr()).toMatch(/"user":"bob".*the initialize request is/);
     const edge = await initialize('n'.repeat(60 * 1024));
     expect(edge.status).toBe(200);
