@@ -437,7 +437,15 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       this.ownSinceMark = true;
       if (!this.ownAnswers.takes(message.method)) return;
     }
-    this.onmessage?.(message);
+    // What throws while a message is handled is reported, and the lines after it in the read are
+    // still read: an answer to an id never sent, nested 100,000 levels deep, overflowed the stack in
+    // the SDK Client's "unknown message ID" error and the rest of the read was lost, its calls'
+    // answers with it (round 33 review, P33-6).
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
   };
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -106,7 +106,7 @@ export class StdioUpstream implements Transport, LineSending {
     // A tools/call in the shape clients write is read by a scanner; anything else is parsed (call-scan.ts).
     let message = scanCall(line);
     if (message) {
-      this.onmessage?.(message);
+      this.deliver(message);
       return;
     }
     try {
@@ -117,8 +117,23 @@ export class StdioUpstream implements Transport, LineSending {
       void this.send({ jsonrpc: '2.0', id: invalid.id, error: { code: invalid.rpcCode, message: invalid.message } } as unknown as JSONRPCMessage).catch(() => undefined);
       return;
     }
-    this.onmessage?.(message);
+    this.deliver(message);
   };
+
+  /**
+   * Hands a message on; what throws while it is handled is reported and the next line read, as the
+   * SDK's own stdio transport does. Before round 33 a throw left the read: an answer to an id the
+   * gateway never asked, its result nested 1,000,000 arrays deep, made the SDK Server's "unknown
+   * message ID" error (JSON.stringify of the message) overflow the stack, and the gateway exited,
+   * every server with it (round 33 review, P33-6).
+   */
+  private deliver(message: JSONRPCMessage): void {
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(new LatchError('MESSAGE_INVALID', `could not handle a message of the client: ${errorMessage(error)}`, { cause: error }));
+    }
+  }
 
   private readonly onOversized = (oversized: Oversized): void => {
     const text = oversizedText('a request', oversized, this.reader.maxBytes);
