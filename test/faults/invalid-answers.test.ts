@@ -138,7 +138,7 @@ describe('serve: a tools/list the schema refuses', () => {
       expect(names).not.toContain('f__no_schema');
       expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'listed' } }))).toContain('listed');
       const warning = harness.stderr().split('\n').find((line) => line.includes('dropping an entry of tools/list'));
-      expect(JSON.parse(warning!)).toMatchObject({ level: 40, server: 'f', name: 'no_schema', problem: 'tools[11].inputSchema: expected object, received undefined' });
+      expect(JSON.parse(warning!)).toMatchObject({ level: 40, server: 'f', name: 'no_schema', problem: 'tools[12].inputSchema: expected object, received undefined' });
     } finally {
       await harness.close();
     }
