@@ -33,6 +33,12 @@ export class DiskLookups {
     return answer(known);
   }
 
+  /** Records what an lstat of another spelling of `path` found (the same entry): paths.ts fromParentRealpath. */
+  know(path: string, stat: Stats): void {
+    this.lstats ??= new Map();
+    if (!this.lstats.has(path)) this.lstats.set(path, stat);
+  }
+
   /**
    * `statSync(path, { throwIfNoEntry: false })`. Known without a lookup when this decision's lstat
    * of `path` found no link (stat then sees the same entry), or found no entry at `path`'s

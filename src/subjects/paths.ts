@@ -20,7 +20,9 @@
  *
  * Cost: one realpath(3) per path (one readlink per component in glibc), and when a component is
  * missing one lstat per component plus one readlink per link met; results are cached per call, and
- * a name below a directory already walked in the call costs one lstat (walkFromParent).
+ * a name below a directory already walked in the call costs one lstat (walkFromParent). In a
+ * decision, a path whose last name is not a link is that name's lstat and its directory's realpath
+ * (fromParentRealpath).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -102,14 +104,53 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
   }
 }
 
+/** fromParentRealpath's answer for a name not on disk. */
+const MISSING = false;
+
 /** The walk of `walked`, once per decision: from a directory it walked when it has one (walkFromParent). */
 function resolvedOnce(walked: string, env: PathEnv, cache?: RealPathCache, onDisk = false): Resolved {
   let real = cache?.get(walked);
   if (real === undefined) {
-    real = (cache instanceof DecisionPaths && env.platform === 'linux' ? walkFromParent(walked, cache) : undefined) ?? resolveSymlinks(walked, env.platform, onDisk);
+    const found = cache instanceof DecisionPaths && env.platform === 'linux' ? (walkFromParent(walked, cache) ?? fromParentRealpath(walked, cache)) : undefined;
+    real = typeof found === 'string' ? found : resolveSymlinks(walked, env.platform, onDisk, found === MISSING);
     cache?.set(walked, real);
   }
   return real;
+}
+
+/**
+ * The real path of `walked` when its last name is a file or directory, not a link: its directory's
+ * realpath(3) with the name appended, which is what realpath of the whole gives (glibc joins the
+ * names as written; Linux only, as walkFromParent). The name's lstat replaces resolveSymlinks'
+ * stat of the whole and realpath's readlink of the last name, and is the decision's stat of a read
+ * target (F32-5's link count: DiskLookups.stat answers from it): one lookup where there were three
+ * (docs/performance.md, "Round 33: a new text's decision"). Undefined, and resolveSymlinks decides,
+ * when the last name is `.`, `..` or empty, is a link, cannot be looked at, or the path may pass
+ * through a process's view (PROCESS_NAME); MISSING when there is no such name (nor then does stat
+ * find one: the walk goes on without it).
+ */
+function fromParentRealpath(walked: string, paths: DecisionPaths): string | typeof MISSING | undefined {
+  const slash = walked.lastIndexOf('/');
+  const name = walked.slice(slash + 1);
+  if (slash < 0 || name === '' || name === '.' || name === '..' || PROCESS_NAME.test(walked)) return undefined;
+  let stat: fs.Stats | undefined;
+  try {
+    stat = paths.disk.lstat(walked);
+  } catch {
+    return undefined;
+  }
+  if (stat === undefined) return MISSING;
+  if (stat.isSymbolicLink()) return undefined;
+  const parent = slash === 0 ? '/' : walked.slice(0, slash);
+  let real: string;
+  try {
+    real = fs.realpathSync.native(parent);
+  } catch {
+    return undefined;
+  }
+  const path = real === '/' ? `/${name}` : `${real}/${name}`;
+  if (path !== walked) paths.disk.know(path, stat);
+  return path;
 }
 
 /**
@@ -302,15 +343,17 @@ function expandHomeOf(p: string, env: PathEnv): string | { problem: string } {
  * (resolveUnicodeEquivalentPath), so the walk goes on through it, and the result is a problem with
  * that real path (deny rules see it, and the call asks: the kernel and the server read the name
  * differently). docs/design.md "Paths, step by step", step 6.
+ *
+ * `missing`: this decision's lstat of `lexical` found no entry, so neither would stat: the walk.
  */
-function resolveSymlinks(lexical: string, platform: NodeJS.Platform, onDisk = false): Resolved {
+function resolveSymlinks(lexical: string, platform: NodeJS.Platform, onDisk = false, missing = false): Resolved {
   // Fast path, and on Windows the only way to get OS canonical case and expanded 8.3 names. A
   // missing path (a new file, a word that only may be one) goes to the walk without the thrown
   // error, which cost more than the lookups themselves (docs/performance.md, "End of round 12");
   // one expected on disk skips that stat: realpath fails with the same errors stat would.
   // A name procfs gives a process (`self`, a pid, `fd`…) may be reached through a link to `/proc`
   // or `/dev`: only the walk sees where it passes (PROCESS_VIEW).
-  if ((onDisk || existsNoThrow(lexical)) && !PROCESS_NAME.test(lexical)) {
+  if (!missing && (onDisk || existsNoThrow(lexical)) && !PROCESS_NAME.test(lexical)) {
     try {
       return fs.realpathSync.native(lexical);
     } catch (error) {

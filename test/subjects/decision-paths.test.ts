@@ -82,7 +82,7 @@ describe('DecisionPaths', () => {
     expect(deeper).toBeGreaterThan(250);
   });
 
-  test('the paths below a workdir are walked from it, each directory once: realpath(3) only for the workdir', () => {
+  test('the paths below a workdir are walked from it, each directory once: realpath(3) only for the workdir\'s directory', () => {
     const workdir = path.join(root, 'proj');
     fs.mkdirSync(path.join(workdir, 'src', 'lib'), { recursive: true });
     const realpath = vi.spyOn(fs.realpathSync, 'native');
@@ -90,9 +90,10 @@ describe('DecisionPaths', () => {
     try {
       const facts = runCommand('cat src/lib/a.ts src/lib/b.ts ./src/../f', workdir);
       expect(facts.subjects.flatMap((s) => (s.type === 'path' && s.access === 'read' ? [s.realPath] : []))).toEqual([workdir, ...['src/lib/a.ts', 'src/lib/b.ts', 'f'].map((name) => path.join(workdir, name))]);
-      expect(realpath.mock.calls.map((call) => call[0])).toEqual([workdir]);
+      // The workdir is one lstat of its name and the realpath of its directory (fromParentRealpath).
+      expect(realpath.mock.calls.map((call) => call[0])).toEqual([root]);
       // Nor the stat that sends a missing path to the walk: each name below is one lstat (DiskLookups).
-      expect(stat.mock.calls.map((call) => String(call[0])).filter((p) => p.startsWith(`${workdir}/`))).toEqual([]);
+      expect(stat.mock.calls.map((call) => String(call[0])).filter((p) => p.startsWith(workdir))).toEqual([]);
     } finally {
       realpath.mockRestore();
       stat.mockRestore();
@@ -105,12 +106,41 @@ describe('DecisionPaths', () => {
     try {
       const facts = runCommand('git status && npm run test', workdir);
       expect(facts.subjects.filter((s) => s.type === 'path').map((s) => s.type === 'path' && s.realPath)).toEqual([workdir]);
-      // One realpath(3) for the one path the call touches: glibc reads each component's link (two here for /tmp/…, more for deeper paths).
-      expect(realpath.mock.calls.map((call) => call[0])).toEqual([workdir]);
+      // One realpath(3) for the one path the call touches, of its directory: glibc reads each component's link (one here for /tmp/…, more for deeper paths).
+      expect(realpath.mock.calls.map((call) => call[0])).toEqual([root]);
       runCommand('git status && npm run test', workdir);
       expect(realpath).toHaveBeenCalledTimes(2);
     } finally {
       realpath.mockRestore();
+    }
+  });
+
+  test('the first path of a decision: one lstat of its name, the realpath of its directory, and the read\'s stat (F32-5) answered from that lstat', () => {
+    const file = path.join(root, 'proj', 'src', 'first.txt');
+    fs.writeFileSync(file, 'x');
+    fs.symlinkSync(path.join(root, 'proj', 'src'), path.join(root, 'proj', 'srclink'));
+    const realpath = vi.spyOn(fs.realpathSync, 'native');
+    const stat = vi.spyOn(fs, 'statSync');
+    try {
+      for (const spelled of [file, path.join(root, 'proj', 'srclink', 'first.txt'), `${root}/proj/out/../proj/src/first.txt`]) {
+        realpath.mockClear();
+        stat.mockClear();
+        const cache = new DecisionPaths();
+        const found = canonicalPath(spelled, null, env, cache);
+        expect(realpath.mock.calls.map((call) => call[0])).toEqual([path.dirname(spelled)]);
+        expect(stat.mock.calls).toEqual([]);
+        expect(found).toEqual(canonicalPath(spelled, null, env));
+        // Known from the lstat: removed now, the file is still the one the decision looked at.
+        fs.unlinkSync(file);
+        try {
+          expect(cache.disk.stat(file)?.isFile()).toBe(true);
+        } finally {
+          fs.writeFileSync(file, 'x');
+        }
+      }
+    } finally {
+      realpath.mockRestore();
+      stat.mockRestore();
     }
   });
 
