@@ -69,7 +69,10 @@ const NODE: InterpreterSpec = {
   debugger: ['--inspect', '--inspect-brk', '--inspect-wait', '--inspect-port', '--debug-port'],
   // node(1) `--env-file=F` (20.6), `--env-file-if-exists=F` (20.19, 22.9): node 20.20 ran the
   // `--require` of F's `NODE_OPTIONS` (round 27), as either spelling, `--env-file F` too.
-  settingsFile: ['--env-file', '--env-file-if-exists'],
+  // Round 33 (rules33): node's configuration file (node 23.10+; `--experimental-config-file` without
+  // `=F` and `--experimental-default-config-file` read `node.config.json` of the working directory),
+  // whose `nodeOptions` are NODE_OPTIONS' flags (`import`, `require`): not read here, as --env-file's.
+  settingsFile: ['--env-file', '--env-file-if-exists', '--experimental-config-file', '--experimental-default-config-file'],
 };
 
 const INTERPRETERS: Record<string, InterpreterSpec> = {

@@ -180,7 +180,7 @@ describe('R32-9 rsync --daemon --config FILE reads FILE', () => {
   test.each(MODES)('%s', (mode) => {
     for (const command of [`rsync --daemon --config=${EVIL}/rsyncd.conf`, `rsync --daemon --config ${EVIL}/rsyncd.conf --port=8730`]) denied(command, mode, RULES);
   });
-  test('a configuration of the project stays allowed', () => {
-    expect(shell('rsync --daemon --config=./rsyncd.conf --port=8730', 'default', RULES).verdict).toBe('allow');
+  test('a configuration of the project asks: the directories its modules serve are not read here (round 33, rules33)', () => {
+    expect(shell('rsync --daemon --config=./rsyncd.conf --port=8730', 'default', RULES).verdict).toBe('ask');
   });
 });

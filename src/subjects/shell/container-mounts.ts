@@ -52,7 +52,7 @@ export function containerMounts(name: string, args: readonly Word[], cwd: string
     if (HOST.test(value) || (/^--(?:cap-add|pid|ipc|userns|uts|cgroupns|device|device-cgroup-rule|security-opt)$/.test(value) && next?.isStatic && HOST.test(`${value}=${next.value}`))) tree(staticWord('/'));
     if (/^--volumes-from(?:=|$)/.test(value)) tree(unknownPlace);
     if (pair === null) {
-      if (/^-[a-zA-Z]$|^--[\w-]+$/.test(value) && next !== undefined && !next.value.startsWith('-') && TAKES_VALUE.test(value)) i++;
+      if (/^-[a-zA-Z]$|^--[\w-]+$/.test(value) && next !== undefined && !next.value.startsWith('-') && CONTAINER_TAKES_VALUE.test(value)) i++;
       continue;
     }
     const spec = pair[2] !== undefined ? { ...word, value: pair[2], raw: pair[2] } : args[++i];
@@ -70,4 +70,4 @@ export function containerMounts(name: string, args: readonly Word[], cwd: string
 }
 
 /** docker run's options that take the next word (docker run --help); a flag does not. */
-const TAKES_VALUE = /^(?:-[aceghlmpuvw]|--(?:add-host|annotation|attach|blkio-weight|blkio-weight-device|cap-add|cap-drop|cgroup-parent|cgroupns|cidfile|cpu-period|cpu-quota|cpu-rt-period|cpu-rt-runtime|cpu-shares|cpus|cpuset-cpus|cpuset-mems|detach-keys|device|device-cgroup-rule|device-read-bps|device-read-iops|device-write-bps|device-write-iops|dns|dns-option|dns-search|domainname|entrypoint|env|env-file|expose|gpus|group-add|health-cmd|health-interval|health-retries|health-start-interval|health-start-period|health-timeout|hostname|ip|ip6|ipc|isolation|kernel-memory|label|label-file|link|link-local-ip|log-driver|log-opt|mac-address|memory|memory-reservation|memory-swap|memory-swappiness|mount|name|network|network-alias|oom-score-adj|pid|pids-limit|platform|publish|pull|restart|runtime|security-opt|shm-size|stop-signal|stop-timeout|storage-opt|sysctl|tmpfs|ulimit|user|userns|uts|volume|volume-driver|volumes-from|workdir))$/;
+export const CONTAINER_TAKES_VALUE = /^(?:-[aceghlmpuvw]|--(?:add-host|annotation|attach|blkio-weight|blkio-weight-device|cap-add|cap-drop|cgroup-parent|cgroupns|cidfile|cpu-period|cpu-quota|cpu-rt-period|cpu-rt-runtime|cpu-shares|cpus|cpuset-cpus|cpuset-mems|detach-keys|device|device-cgroup-rule|device-read-bps|device-read-iops|device-write-bps|device-write-iops|dns|dns-option|dns-search|domainname|entrypoint|env|env-file|expose|gpus|group-add|health-cmd|health-interval|health-retries|health-start-interval|health-start-period|health-timeout|hostname|ip|ip6|ipc|isolation|kernel-memory|label|label-file|link|link-local-ip|log-driver|log-opt|mac-address|memory|memory-reservation|memory-swap|memory-swappiness|mount|name|network|network-alias|oom-score-adj|pid|pids-limit|platform|publish|pull|restart|runtime|security-opt|shm-size|stop-signal|stop-timeout|storage-opt|sysctl|tmpfs|ulimit|user|userns|uts|volume|volume-driver|volumes-from|workdir))$/;

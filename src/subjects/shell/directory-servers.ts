@@ -1,6 +1,6 @@
 import { RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
-import { pathOf, staticWord, type Word } from './options.js';
+import { pathOf, pushPath, staticWord, type Word } from './options.js';
 
 /**
  * Web servers that hand out every file below a directory (round 32 review R32-8; docs/threat-model.md
@@ -12,15 +12,58 @@ import { pathOf, staticWord, type Word } from './options.js';
  * read, as `tar c DIR` is (R31-6): a deny or ask rule matching a file below it makes it ask; outside
  * the workspace it asks in default. The server follows links below it.
  */
-export function servedDirectory(name: string, args: readonly Word[], cwd: string | null): CommandPath | null {
-  let dir: Word | null | undefined;
-  if (/^(python[\d.]*|pypy[\d.]*)$/.test(name)) dir = pythonServer(args);
-  else if (name === 'php') dir = phpServer(args);
-  else if (name === 'httpd') dir = optionValue(args, /^-h$/) ?? staticWord('.');
-  if (dir === undefined || dir === null) return null;
-  const path = pathOf(dir, 'read', cwd, RECURSIVE);
-  if (path) path.tree = { content: true, follows: true };
-  return path;
+export function servedDirectories(name: string, args: readonly Word[], cwd: string | null): CommandPath[] {
+  let dirs: Word[];
+  if (/^(python[\d.]*|pypy[\d.]*)$/.test(name)) dirs = once(pythonServer(args));
+  else if (name === 'php') dirs = once(phpServer(args));
+  else if (name === 'httpd') dirs = [optionValue(args, /^-h$/) ?? staticWord('.')];
+  else if (name === 'serve' || name === 'http-server') dirs = nodeServer(args);
+  else if (name === 'rsync') dirs = args.some((word) => !word.isStatic || word.value === '--daemon') ? [unknownModules] : [];
+  else dirs = [];
+  const paths: CommandPath[] = [];
+  for (const dir of dirs) {
+    const path = pathOf(dir, 'read', cwd, RECURSIVE);
+    if (path) path.tree = { content: true, follows: true };
+    pushPath(paths, path);
+  }
+  return paths;
+}
+
+const once = (word: Word | null | undefined): Word[] => (word ? [word] : []);
+
+/**
+ * Round 33 (rules33): the npm packages of the same kind, `serve [DIR]` (vercel's; its `serve.json`
+ * in DIR is the project's configuration, as vite's config is) and `http-server [DIR]` (`./public`
+ * when there is one, else `.`: the working directory covers both); and `rsync --daemon`, whose
+ * modules are directories its configuration names (`/etc/rsyncd.conf`, or `--config=F`, read:
+ * R32-9), known only at run time: it asks (in bypassPermissions while deny or ask rules exist).
+ */
+const unknownModules: Word = { value: '<the directories an rsync daemon serves>', raw: '<the directories an rsync daemon serves>', isStatic: false, ansi: false };
+
+/** serve's and http-server's options known to take the next word (`serve --help`, `http-server --help`). */
+const NODE_SERVER_VALUES = /^(?:-[lpacePCKt]|--(?:listen|port|config|ssl-cert|ssl-key|ssl-pass|proxy|proxy-options|cert|key|username|password|mimetypes|ext|address|base-dir))$/;
+
+/**
+ * The directories `serve`/`http-server` may hand out: each operand, else the working directory.
+ * They read their arguments with minimist/arg, where an option not declared a flag takes the next
+ * word: an operand after an option not known here may be its value, so the working directory counts
+ * then too (a port read as a directory that is not there reads nothing).
+ */
+function nodeServer(args: readonly Word[]): Word[] {
+  const dirs: Word[] = [];
+  let here = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word.isStatic && word.value.startsWith('-') && word.value !== '-') {
+      if (word.value !== '--' && NODE_SERVER_VALUES.test(word.value)) i++;
+      continue;
+    }
+    const previous = args[i - 1];
+    if (previous !== undefined && (!previous.isStatic || (previous.value.startsWith('-') && !previous.value.includes('=') && previous.value !== '--'))) here = true;
+    dirs.push(word); // an operand, or a word known only at run time: may name any directory
+  }
+  if (dirs.length === 0 || here) dirs.push(staticWord('.'));
+  return dirs;
 }
 
 /** `python -m http.server [--directory D] …`: D (the working directory by default); undefined when it runs no server. */

@@ -4,7 +4,7 @@ import { subcommandIndex } from './signature.js';
 import { GIT_REVISION, pathOf, pushPath, staticWord } from './options.js';
 import { pnpmCommandAt, treeWrite } from './runners.js';
 import type { FileFacts } from './files.js';
-import { MANAGER_CONFIG_SETTING } from '../../policy/decide.js';
+import { MANAGER_CONFIG_SETTING, RECURSIVE } from '../../policy/decide.js';
 import type { Word } from './options.js';
 
 /**
@@ -647,6 +647,47 @@ const GO_TOOL_FLAGS = /^(ldflags|gcflags|asmflags|gccgoflags)$/;
 const GO_PROFILES = new Set(['coverprofile', 'cpuprofile', 'memprofile', 'blockprofile', 'mutexprofile', 'trace']);
 
 /**
+ * The compiler's, assembler's and linker's flags that run, load or write nothing (`go tool compile
+ * -help`, `go tool asm -help`, `go tool link -help`): round 33 (rules33) reads `-gcflags`,
+ * `-asmflags` and `-ldflags` against this list, where round 14 looked for the ones known to run a
+ * program (`-extld`, `-extldflags`, `@F`, `-importcfg`, `-tmpdir`): any other flag asks. Values:
+ * the flags taking the next field (the flag package: a flag that is no boolean does).
+ */
+const GO_TOOL_SAFE = /^(?:N|l|m|S|B|C|K|e|h|w|s|v|f|n|u|d|live|race|msan|asan|shared|dynlink|linkshared|std|complete|smallframes|wb|dwarf|dwarflocationlists|dwarfbasentries|nolocalimports|pack|compressdwarf|bindnow|aslr|gensymabis|compiling-runtime|debug|X|D|p|lang|c|trimpath|buildid|goversion|spectre|installsuffix|buildmode|linkmode|strictdups|checklinkname|H|E|T|R|I|L)$/;
+const GO_TOOL_VALUES = /^(?:X|D|p|lang|c|trimpath|buildid|goversion|spectre|installsuffix|buildmode|linkmode|strictdups|checklinkname|H|E|T|R|I|L|d)$/;
+/** The debug settings of `-d` that dump nothing (`go tool compile -d help`): checkptr's race checks. */
+const GO_DEBUG_SAFE = /^checkptr(?:=\d)?$/;
+
+/**
+ * Whether a tool flags value (`[pattern=]-N -l`) holds only GO_TOOL_SAFE flags; the assembler's and
+ * compiler's `-I DIR` (include and import search paths) and the linker's `-L DIR` are reads of every
+ * file below DIR (go 1.19's `-asmflags=-I DIR` included DIR's `#include` files; the linker's `-I` is another
+ * flag: the ELF interpreter). gccgo's flags are
+ * gcc's (compilers.ts): any asks.
+ */
+function toolFlagsKnown(name: string, value: string, cwd: string | null, out: FileFacts): boolean {
+  if (name === 'gccgoflags') return value.trim() === '';
+  // `-gcflags=all=-N -l`: a package pattern and `=` before the flags.
+  const fields = goFields(/^[^-\s][^=\s]*=/.test(value) ? value.slice(value.indexOf('=') + 1) : value);
+  for (let i = 0; i < fields.length; i++) {
+    const flag = /^--?([\w-]+)(?:=([\s\S]*))?$/.exec(fields[i]!);
+    // The linker's `-I F` is the built program's ELF interpreter, not a search path: it runs F.
+    if (!flag || !GO_TOOL_SAFE.test(flag[1]!) || (name === 'ldflags' && flag[1] === 'I')) return false;
+    const key = flag[1]!;
+    if (!GO_TOOL_VALUES.test(key)) continue;
+    const given = flag[2] ?? fields[++i];
+    if (given === undefined) return false;
+    if (key === 'd' && !given.split(',').every((setting) => GO_DEBUG_SAFE.test(setting))) return false;
+    if (key === 'I' || key === 'L') {
+      const path = pathOf(staticWord(given), 'read', cwd, RECURSIVE);
+      if (path) path.tree = { content: true, follows: true };
+      pushPath(out.paths, path);
+    }
+  }
+  return true;
+}
+
+/**
  * How go splits a program flag's value into words (cmd/internal/quoted.Split): at blanks, a field
  * may be wrapped in '…' or "…" (no escapes inside).
  */
@@ -694,8 +735,8 @@ export function go(args: readonly Word[], cwd: string | null, out: FileFacts): v
     // The compiler's and linker's flags (round 14 review C3, go 1.19.8: `-ldflags='-linkmode=external
     // -extld=P'` ran P): a program (-extld, -extldflags' -fuse-ld), a file of flags (@F) or an import config.
     if (GO_TOOL_FLAGS.test(name)) {
-      const value = m[2] !== undefined ? m[3]! : args[++i]?.isStatic ? args[i]!.value : '@';
-      if (/(^|\s|['"=])(-?-(extld|extldflags|importcfg|tmpdir)|@)/.test(value)) out.reasons.push('interpreter');
+      const value = m[2] !== undefined ? m[3]! : args[++i]?.isStatic ? args[i]!.value : null;
+      if (value === null || !toolFlagsKnown(name, value, cwd, out)) out.reasons.push('interpreter');
       continue;
     }
     if (!GO_PROGRAM_FLAGS.has(name) && !GO_WRITE_FLAGS.has(name)) continue; // other flags' values name nothing run or written

@@ -34,8 +34,9 @@ import { localPackagePaths, LOCAL_PACKAGE_PROGRAMS } from './local-packages.js';
 import { changesTrust, TRUST_PROGRAMS } from './network-trust.js';
 import { packedTrees, PACKING_PROGRAMS } from './packed-trees.js';
 import { yqReads } from './jq-modules.js';
-import { servedDirectory } from './directory-servers.js';
+import { servedDirectories } from './directory-servers.js';
 import { networkExec, NETWORK_EXEC_PROGRAMS } from './network-exec.js';
+import { HOST_NETWORK_PROGRAMS, reachesHost } from './host-network.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -112,9 +113,11 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   // yq's expression and jq options: the files and module directories it loads (R32-2; jq-modules.ts).
   if (name === 'yq') yqReads(args, cwd, segment.paths);
   // A web server handing out every file below its directory (`python3 -m http.server -d ~`; R32-8; directory-servers.ts).
-  if (name.startsWith('p') || name === 'httpd') pushPath(segment.paths, servedDirectory(name, args, cwd));
+  if (name.startsWith('p') || name === 'httpd' || name === 'serve' || name === 'http-server' || name === 'rsync') for (const path of servedDirectories(name, args, cwd)) pushPath(segment.paths, path);
   // socat's EXEC/SYSTEM addresses, netcat's and ncat's -e/-c: a command joined to a connection (R32-7; network-exec.ts).
   if (NETWORK_EXEC_PROGRAMS.has(name) && networkExec(name, args, cwd, nested)) reasons.push('interpreter');
+  // A container on the host's network, a listener past loopback, a pod on a node's host (round 33; host-network.ts).
+  if (HOST_NETWORK_PROGRAMS.has(name) && reachesHost(name, args)) reasons.push('interpreter');
   // Deny rules for every program: what an unknown program (or an interpreter's script) may read,
   // and each of an unknown program's words as a command it may run (`parallel rm ::: x`).
   const unknown = facts === null && !isKnownProgram(name, segment);

@@ -1,0 +1,135 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import type { DefaultMode } from '../../src/policy/types.js';
+import { freshPremisePlace, MODES, premiseEnv, runs, workspaceShell, type Rules } from '../helpers/policy.js';
+
+/**
+ * Round 33 (rules33): round 32's command-rule leftovers (docs/threat-model.md "Round 33: round 32's
+ * command-rule leftovers (rules33)"). Each refused row was allowed before its fix in the modes it is
+ * checked in; premises run the real programs (go 1.19, rsync 3.2, dash and bash) and skip, saying
+ * which, when one is absent.
+ */
+
+const place = workspaceShell('rules33-');
+const { shell, notAllowed } = place;
+
+const EVIL = '/tmp/r33-evil';
+
+const expectVerdict = (verdict: string, commands: readonly string[], mode: DefaultMode, rules: Rules): void => {
+  for (const command of commands) {
+    const decision = shell(command, mode, rules);
+    expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).toBe(verdict);
+  }
+};
+
+/** A premise directory with the environment to run a program in (HOME an empty directory below it). */
+function premise(name: string): ReturnType<typeof freshPremisePlace> & { env: NodeJS.ProcessEnv } {
+  const at = freshPremisePlace(place.root, name);
+  return { ...at, env: premiseEnv(at.dir, /^(GO|CGO_|CDPATH|RSYNC_)/) };
+}
+
+describe('1 the host reached from a container, a listener past loopback, a pod on a node, tool flags, node\'s config file, daemons of directories', () => {
+  const HOST: Rules = { allow: ['Bash(docker:*)', 'Bash(podman:*)', 'Bash(kubectl:*)', 'Bash(go:*)', 'Bash(node:*)', 'Bash(serve:*)', 'Bash(http-server:*)', 'Bash(rsync:*)'], deny: ['Bash(rm *)', `Read(${EVIL}/**)`, 'Read(./.env)'] };
+  test.each(MODES)('%s: not allowed (they were allowed)', (mode) => {
+    writeFileSync(join(place.work, '.env'), 'TOKEN=x\n');
+    for (const command of [
+      'docker run --network=host alpine wget -qO- http://127.0.0.1:2375/info',
+      'docker run --net host alpine true',
+      'docker run --rm --network host -v ./src:/src alpine true',
+      'docker container create --network=ns:/proc/1/ns/net alpine',
+      'docker run --network=container:db alpine true',
+      'podman run --network=slirp4netns:allow_host_loopback=true alpine true',
+      'podman run --network "$NET" alpine true',
+      'kubectl port-forward --address 0.0.0.0 svc/db 5432:5432',
+      'kubectl -n x port-forward svc/db 5432 --address=localhost,10.0.0.1',
+      'kubectl proxy --address=0.0.0.0 --accept-hosts=.*',
+      'kubectl debug node/worker-1 -it --image=busybox',
+      'kubectl debug -it mypod --image=busybox --profile=sysadmin',
+      'kubectl debug -it mypod --image=busybox --profile sysadmin',
+      `go build -asmflags='-I ${EVIL}' ./...`,
+      `go build -gcflags='-importcfg ${EVIL}/cfg' .`,
+      'go build -gcflags=\'-cpuprofile /tmp/p\' .',
+      'go build -ldflags=\'-I /tmp/ld.so\' .',
+      'go build -ldflags=\'-r /tmp/lib\' .',
+      'go build -gccgoflags=-fplugin=./p.so .',
+      'node --experimental-default-config-file x.js',
+      'node --experimental-config-file x.js',
+      `node --experimental-config-file=${EVIL}/c.json x.js`,
+      'serve',
+      'serve -s dist',
+      `http-server ${EVIL}`,
+      'http-server -g public',
+      'rsync --daemon',
+      'rsync --daemon --config=./rsyncd.conf --port=8730',
+    ]) notAllowed(command, mode, HOST);
+  });
+  test('ordinary commands stay allowed', () => {
+    mkdirSync(join(place.work, 'public'), { recursive: true });
+    for (const mode of MODES) {
+      expectVerdict('allow', [
+        'docker run --rm -p 8080:80 nginx',
+        'docker run --network=bridge alpine true',
+        'docker run --network mynet alpine ping --network=host',
+        'kubectl port-forward svc/db 5432:5432',
+        'kubectl port-forward svc/db 5432 --address=127.0.0.1',
+        'kubectl proxy',
+        'kubectl debug -it mypod --image=busybox --target=app',
+        'go build -gcflags=\'all=-N -l\' ./...',
+        'go build -ldflags=\'-s -w -X main.version=1.2.3\' .',
+        'go test -gcflags=all=-d=checkptr ./...',
+        'go build -asmflags=\'-I ./inc\' ./...',
+        'node x.js',
+        'serve public',
+        'serve -l 3000 public',
+        'http-server -p 8080 public',
+      ], mode, HOST);
+    }
+  });
+  test('premise: the assembler reads #include files from -asmflags\' -I directory (go)', (context) => {
+    if (!runs('go', ['version'])) return context.skip('needs go');
+    const p = premise('go-asm-include');
+    const inc = join(p.dir, 'elsewhere');
+    mkdirSync(inc);
+    writeFileSync(join(inc, 'x.h'), '#define R33VALUE 33\n');
+    const mod = join(p.dir, 'm');
+    mkdirSync(mod);
+    writeFileSync(join(mod, 'go.mod'), 'module m\n\ngo 1.19\n');
+    writeFileSync(join(mod, 'main.go'), 'package main\n\nfunc value() int64\n\nfunc main() { println(value()) }\n');
+    writeFileSync(join(mod, 'value_amd64.s'), '#include "textflag.h"\n#include "x.h"\n\nTEXT ·value(SB),NOSPLIT,$0-8\n\tMOVQ $R33VALUE, AX\n\tMOVQ AX, ret+0(FP)\n\tRET\n');
+    writeFileSync(join(mod, 'value_other.go'), '//go:build !amd64\n\npackage main\n\nfunc value() int64 { return 33 }\n');
+    const env = { ...p.env, GOCACHE: join(p.dir, 'cache'), GOPATH: join(p.dir, 'gopath'), GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' };
+    if (process.arch !== 'x64') return context.skip('needs amd64 for the assembly file');
+    const without = spawnSync('go', ['build', '-o', 'x', '.'], { cwd: mod, env, encoding: 'utf8', timeout: 120_000 });
+    expect(without.status, 'the include is not found without -I').not.toBe(0);
+    const withI = spawnSync('go', ['build', `-asmflags=-I ${inc}`, '-o', 'x', '.'], { cwd: mod, env, encoding: 'utf8', timeout: 120_000 });
+    expect(withI.status, withI.stderr).toBe(0);
+    expect(spawnSync(join(mod, 'x'), [], { encoding: 'utf8' }).stderr.trim()).toBe('33');
+  }, 180_000);
+  test('premise: rsync --daemon serves the directory its configuration names, outside where it runs (rsync)', async (context) => {
+    if (!runs('rsync', ['--version'])) return context.skip('needs rsync');
+    const p = premise('rsync-daemon');
+    mkdirSync(join(p.dir, 'home', '.ssh'), { recursive: true });
+    writeFileSync(join(p.dir, 'home', '.ssh', 'id_rsa'), 'PRIVATE-KEY-TEXT\n');
+    const work = join(p.dir, 'work');
+    mkdirSync(work);
+    const port = 20000 + (process.pid % 20000);
+    // As the test's own user (a daemon run as root serves as `nobody` by default).
+    writeFileSync(join(work, 'rsyncd.conf'), `pid file = ${join(p.dir, 'rsyncd.pid')}\nuse chroot = false\nuid = ${process.getuid?.() ?? 0}\ngid = ${process.getgid?.() ?? 0}\n[h]\npath = ${join(p.dir, 'home')}\nread only = true\n`);
+    const out = join(p.dir, 'out');
+    mkdirSync(out);
+    const daemon = spawn('rsync', ['--daemon', '--no-detach', `--config=${join(work, 'rsyncd.conf')}`, `--port=${port}`, '--address=127.0.0.1'], { cwd: work, env: p.env, stdio: 'ignore' });
+    try {
+      let copied = '';
+      for (let attempt = 0; attempt < 40 && copied === ''; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        spawnSync('rsync', [`rsync://127.0.0.1:${port}/h/.ssh/id_rsa`, `${out}/`], { env: p.env, stdio: 'ignore', timeout: 30_000 });
+        copied = existsSync(join(out, 'id_rsa')) ? readFileSync(join(out, 'id_rsa'), 'utf8') : '';
+      }
+      expect(copied).toContain('PRIVATE-KEY-TEXT');
+    } finally {
+      daemon.kill();
+    }
+  }, 60_000);
+});
