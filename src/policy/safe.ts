@@ -13,7 +13,7 @@ import type { Segment } from './types.js';
  * `stat`, and pure utilities that neither run code nor write (`basename`, `sort` without `-o`, …).
  */
 export const ALWAYS_SAFE: ReadonlySet<string> = new Set([
-  'pwd', 'which', 'ls', 'grep', 'egrep', 'fgrep', 'head', 'tail', 'cat', 'du', 'wc', 'echo', 'cd', 'true', 'false',
+  'pwd', 'which', 'ls', 'grep', 'egrep', 'fgrep', 'head', 'tail', 'cat', 'du', 'wc', 'echo', 'cd', 'true', 'false', 'exit',
   'diff', 'stat', 'test', '[', '[[', 'basename', 'dirname', 'realpath', 'uname', 'whoami', 'nproc', 'sleep', 'type',
   'sort', 'uniq', 'cut', 'tr', 'nl', 'rg',
   // Everyday readers that neither write nor run anything (their paths are read subjects of their own).

@@ -133,3 +133,57 @@ describe('1 the host reached from a container, a listener past loopback, a pod o
     }
   }, 60_000);
 });
+
+describe('2 curl\'s and wget\'s configuration files carry options (-o, --proxy, -T): they ask, as round 24 and 32 left them', () => {
+  const NET: Rules = { allow: ['Bash(curl:*)', 'Bash(wget:*)'], deny: ['Bash(rm *)', 'Edit(~/.ssh/**)'] };
+  test.each(MODES)('%s: not allowed (already refused before this round)', (mode) => {
+    for (const command of ['curl -K ./c.txt https://example.com/', 'curl --config ./c.txt https://example.com/', 'curl -K - https://example.com/', 'CURL_HOME=./cfg curl https://example.com/', 'XDG_CONFIG_HOME=. curl https://example.com/', 'HOME=. curl https://example.com/', 'WGETRC=./w wget https://example.com/', 'wget --config=./w https://example.com/']) notAllowed(command, mode, NET);
+  });
+  test.each(MODES.filter((mode) => mode !== 'plan' && mode !== 'dontAsk'))('%s: writing ~/.curlrc or ~/.wgetrc asks under an Edit allow rule (round 32)', (mode) => {
+    expectVerdict('ask', ['echo x > ~/.curlrc', 'echo x > ~/.wgetrc', 'echo x > ~/.config/.curlrc'], mode, { allow: ['Edit(~/**)', 'Bash(echo:*)'] });
+  });
+  test('premise: a -K file\'s `output` and `upload-file` lines are options (curl)', (context) => {
+    if (!runs('curl', ['--version'])) return context.skip('needs curl');
+    const p = premise('curl-config');
+    writeFileSync(join(p.dir, 'c.txt'), `output = "${join(p.dir, 'RAN')}"\n`);
+    spawnSync('curl', ['-s', '-K', join(p.dir, 'c.txt'), `file://${join(p.dir, 'c.txt')}`], { cwd: p.dir, env: p.env, stdio: 'ignore', timeout: 30_000 });
+    expect(p.ran()).toBe(true);
+  });
+});
+
+describe('4 `cd X || exit; cmd`: the rest runs only in X; `|| return`, `cd -`, a function named exit stay unknown', () => {
+  const CAT: Rules = { allow: ['Bash(cat:*)', 'Bash(echo:*)', 'Bash(python3:*)'], deny: ['Read(./.env)', 'Read(./secret.txt)'] };
+  test.each(MODES)('%s: allowed where cd\'s failure ends the shell (they asked: the directory after `|| exit` was unknown)', (mode) => {
+    mkdirSync(join(place.work, 'sub'), { recursive: true });
+    mkdirSync(join(place.work, 'public'), { recursive: true });
+    writeFileSync(join(place.work, '.env'), 'TOKEN=x\n');
+    expectVerdict('allow', [
+      'cd sub || exit; cat notes.txt',
+      'cd sub || exit 1\ncat notes.txt',
+      "cd sub || { echo 'no sub' >&2; exit 1; }; cat notes.txt",
+      'if ! cd sub; then exit 1; fi; cat notes.txt',
+      'cd sub && exit; cat notes.txt',
+      // python3 -m http.server in a folder beside .env (R32-8 asked: cd may fail and serve the workspace).
+      'cd public || exit; python3 -m http.server 8000',
+    ], mode, CAT);
+  });
+  test.each(MODES)('%s: where bash goes on, the refusal stays', (mode) => {
+    // cd failed: bash reads the workspace's secret.txt (the reading where the shell was).
+    expectVerdict('deny', ['cd sub; cat secret.txt', 'cd sub || exit; cat ../secret.txt'], mode, CAT);
+    // The directory after them is unknown (a relative path there asks), as before this round.
+    for (const command of ['cd sub || return; cat secret.txt', 'cd sub || (exit 1); cat secret.txt', 'cd sub || nohup exit; cat secret.txt', 'cd sub || return; cat notes.txt', 'exit() { :; }; cd sub || exit; cat notes.txt', 'cd sub || { break; exit; }; cat notes.txt', 'cd sub; cd -; cat notes.txt', 'cd public; python3 -m http.server 8000']) notAllowed(command, mode, CAT);
+  });
+  test('premise: dash and bash end at `|| exit`; bash goes on after a `return` outside a function, and runs a function named exit', () => {
+    for (const [shellName, args] of [['dash', []], ['bash', []], ['bash', ['--posix']]] as const) {
+      if (!runs(shellName, ['-c', 'true'])) continue;
+      const out = spawnSync(shellName, [...args, '-c', 'cd /nonexistent-r33 2>/dev/null || exit; pwd'], { cwd: place.work, encoding: 'utf8' }).stdout.trim();
+      expect(out, `${shellName} ${args.join(' ')} || exit`).toBe('');
+      const group = spawnSync(shellName, [...args, '-c', 'cd /nonexistent-r33 2>/dev/null || { echo no >&2; exit 1; }; pwd'], { cwd: place.work, encoding: 'utf8' }).stdout.trim();
+      expect(group, `${shellName} ${args.join(' ')} || { …; exit 1; }`).toBe('');
+    }
+    if (!runs('bash', ['--version'])) return;
+    expect(spawnSync('bash', ['-c', 'cd /nonexistent-r33 2>/dev/null || return; pwd'], { cwd: place.work, encoding: 'utf8' }).stdout.trim()).toBe(place.work);
+    expect(spawnSync('bash', ['-c', 'exit() { :; }; cd /nonexistent-r33 2>/dev/null || exit; pwd'], { cwd: place.work, encoding: 'utf8' }).stdout.trim()).toBe(place.work);
+    expect(spawnSync('bash', ['-c', 'cd /usr; pushd /tmp >/dev/null; pwd'], { encoding: 'utf8' }).stdout.trim()).toBe('/tmp');
+  });
+});

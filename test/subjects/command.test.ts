@@ -844,7 +844,10 @@ describe('cwd tracking (known Claude Code bypasses)', () => {
     ['cd - && ls', '/w', ['/w', null]],
     ['cd "$D" && ls', '/w', ['/w', null]],
     ['cd ~user && ls', '/w', ['/w', null]],
-    ['pushd src && ls', '/w', ['/w', null]],
+    // Round 33: pushd DIR goes to DIR as cd does (bash manual, "Directory Stack Builtins"); -n and +N do not.
+    ['pushd src && ls', '/w', ['/w', '/w/src']],
+    ['pushd -n src; ls', '/w', ['/w', '/w']],
+    ['pushd +1 && ls', '/w', ['/w', null]],
     ['popd && ls', '/w', ['/w', null]],
     ['cd src && ls', null, [null, null]],
     ['cd /abs && ls', null, [null, '/abs']],
@@ -855,7 +858,13 @@ describe('cwd tracking (known Claude Code bypasses)', () => {
     ['cd a; cd b; cat c', '/w', ['/w', '/w/a', '/w/a/b', '/w/a', '/w', '/w/b', '/w']],
     ['set -e; cd src; cat a', '/w', ['/w', '/w', '/w/src']],
     ['set -euo pipefail\ncd src\ncat a', '/w', ['/w', '/w', '/w/src']],
-    ['cd src || exit 1; cat a', '/w', ['/w', '/w', null]],
+    // Round 33: `exit` ends the shell, so what follows `cd X || exit` runs only in X; `return` (outside a
+    // function bash goes on) and a text defining functions (one may be named exit) leave it unknown.
+    ['cd src || exit 1; cat a', '/w', ['/w', '/w', '/w/src']],
+    ['cd src || { echo no; exit 1; }; cat a', '/w', ['/w', '/w', '/w', '/w/src']],
+    ['if ! cd src; then exit 1; fi; cat a', '/w', ['/w', '/w', '/w/src']],
+    ['cd src || return; cat a', '/w', ['/w', '/w', null]],
+    ['cd src || { break; exit; }; cat a', '/w', ['/w', '/w', '/w', null]],
     ['cd src || cat a', '/w', ['/w', '/w']],
     ['(cd /tmp && ls) && cat a', '/w', ['/w', '/tmp', '/w']],
     ['{ cd /tmp && ls; } && cat a', '/w', ['/w', '/tmp', '/tmp']],

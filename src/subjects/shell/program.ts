@@ -410,7 +410,12 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
         built.cwdAfter = name === 'cd' ? HOME : null;
       } else {
         if (!(target.isStatic && target.value === '-')) pushPath(segment.paths, pathOf(target, 'read', cwd));
-        built.cwdAfter = name === 'cd' && target.isStatic ? resolveDirectory(cwd, target.value) : null;
+        // `pushd DIR` goes to DIR "as if it had been supplied as an argument to the cd builtin" (bash
+        // manual, "Directory Stack Builtins"; round 33): not with `-n` (the stack only), nor `+N`/`-N`
+        // (a rotation of a stack not known here). `cd -` goes to $OLDPWD, not followed: unknown.
+        if (name === 'pushd' && hasOption(scan, '-n')) return; // the stack only: the cwd stays
+        const moves = name === 'cd' || (!(target.isStatic && /^[+-]\d+$/.test(target.value)) && args.every((word) => word.isStatic));
+        built.cwdAfter = moves && target.isStatic ? resolveDirectory(cwd, target.value) : null;
       }
       return;
     }

@@ -102,8 +102,19 @@ interface Flow {
    * manual, "The Set Builtin": a command of a `&&`/`||` list but the last, or one inverted by `!`).
    */
   quiet?: boolean;
+  /**
+   * The statement never completes: `exit` (with `command`, `builtin`, `time` before it), or a group
+   * of simple commands reaching one, ends the shell, or the subshell it runs in (bash manual, "Bourne
+   * Shell Builtins"; dash and bash alike). Round 33 (rules33): after `cd X || exit` the rest runs
+   * only in X. ok and fail stay the cwd for readers that do not look at it.
+   */
+  ends?: boolean;
+  /** `break`, `continue`, `return`: control leaves the group here, so an `exit` after it may not run. */
+  leaves?: boolean;
 }
 const same = (cwd: Cwd): Flow => ({ ok: cwd, fail: cwd });
+/** A simple command, redirected or not: its flow is finish()'s, so its `ends` and `leaves` are its own. */
+const isSimple = (node: SyntaxNode): boolean => node.type === 'command' || (node.type === 'redirected_statement' && node.children.some((child) => child.type === 'command'));
 const merge = (a: Cwd, b: Cwd): Cwd => (a === b ? a : null);
 
 /** Anonymous tokens between statements. */
@@ -597,6 +608,9 @@ class Analysis {
   private sequence(children: SyntaxNode[], ctx: SegmentContext, cwd: Cwd, inCase = false): Flow {
     let current = cwd;
     let last = same(cwd);
+    // Simple commands only so far, none of them leaving the group: an `exit` among them ends it (Flow.ends).
+    let plain = true;
+    let ended = false;
     for (let k = 0; k < children.length; k++) {
       const child = children[k]!;
       const type = child.type;
@@ -611,9 +625,13 @@ class Analysis {
       if (children[k + 1]?.type === '&') {
         this.perhaps(() => this.visit(child, ctx, current));
         last = same(current);
+        plain = false; // a background job runs in a subshell: its exit ends that one
         continue;
       }
+      if (!isSimple(child)) plain = false;
       const flow = this.visit(child, ctx, current);
+      if (flow.leaves) plain = false;
+      if (flow.ends && plain) ended = true;
       // `cd sub; cargo build`: without `set -e` the rest runs in sub, or where the shell was when the
       // cd failed (bash manual, "Lists of Commands": `;` runs the next command whatever the status;
       // "Bash POSIX Mode": only a special builtin's error ends the shell, and cd is none; dash and
@@ -623,11 +641,13 @@ class Analysis {
         current = flow.ok;
       } else if (flow.ok !== flow.fail && flow.ok !== null && flow.fail !== null && this.forks < MAX_CWD_FORKS && children.slice(k + 1).some((rest) => !TOKENS.has(rest.type))) {
         this.forks++;
-        return this.bothDirectories(children.slice(k + 1), ctx, flow, inCase);
+        const rest = this.bothDirectories(children.slice(k + 1), ctx, flow, inCase);
+        return ended || (plain && rest.ends === true) ? { ...rest, ends: true } : { ok: rest.ok, fail: rest.fail, ...(rest.quiet === true ? { quiet: true } : {}) };
       } else current = merge(flow.ok, flow.fail);
       last = flow;
     }
-    return last;
+    if (ended) return { ...last, ends: true };
+    return last.ends === true || last.leaves === true ? { ok: last.ok, fail: last.fail, ...(last.quiet === true ? { quiet: true } : {}) } : last;
   }
 
   /** The statements after a `cd` that may have failed, walked in the directory it went to and in the one it left. */
@@ -640,7 +660,7 @@ class Analysis {
     // `set -e` counts as on after both only when each reading turned it on.
     this.errexit = this.errexit && errexitMoved;
     this.stdout = null;
-    return { ok: merge(moved.ok, stayed.ok), fail: merge(moved.fail, stayed.fail), ...(moved.quiet === true || stayed.quiet === true ? { quiet: true } : {}) };
+    return { ok: merge(moved.ok, stayed.ok), fail: merge(moved.fail, stayed.fail), ...(moved.quiet === true || stayed.quiet === true ? { quiet: true } : {}), ...(moved.ends === true && stayed.ends === true ? { ends: true } : {}) };
   }
 
   /** `! …`: the status inverted, and `set -e` ignored inside (bash manual, "Pipelines", "The Set Builtin"). */
@@ -711,10 +731,14 @@ class Analysis {
     if (op === '&&') {
       // The left side's failure is quiet: `set -e` goes on after `false && x`.
       const r = this.perhaps(() => this.visit(right, ctx, flow.ok));
+      // `cd X && exit`: what follows runs only where the left side failed.
+      if (r.ends === true) return { ok: flow.fail, fail: flow.fail, quiet: true };
       return { ok: r.ok, fail: merge(flow.fail, r.fail), quiet: true };
     }
     if (op === '||') {
       const r = this.perhaps(() => this.visit(right, ctx, flow.fail));
+      // `cd X || exit`, `cd X || { echo no >&2; exit 1; }`: what follows runs only where cd went (round 33).
+      if (r.ends === true) return { ok: flow.ok, fail: flow.ok, quiet: true };
       return { ok: merge(flow.ok, r.ok), fail: r.fail, quiet: r.quiet };
     }
     return this.visit(right, ctx, this.next(flow));
@@ -837,6 +861,10 @@ class Analysis {
       this.errexit = false;
       return { ok: null, fail: null };
     }
+    // `exit` ends this shell: a text that defines a function may define one named exit (bash reads
+    // it before the builtin outside POSIX mode), and another wrapper runs another program.
+    if (name === 'exit' && !this.definesFunctions && built.segment.wrappers.every((wrapper) => CWD_WRAPPERS.has(wrapper.split(' ')[0]!))) return { ...same(cwd), ends: true };
+    if (name === 'break' || name === 'continue' || name === 'return') return { ...same(cwd), leaves: true };
     return flowOf(built, cwd);
   }
 
@@ -1078,25 +1106,30 @@ class Analysis {
     const ends: Cwd[] = [];
     let pending: Cwd = cwd;
     let fallsThrough = true;
+    // A body that ends the shell (`if ! cd X; then exit 1; fi`) leaves no cwd after the statement (round 33).
+    let exits = false;
     const clause = (children: SyntaxNode[], from: Cwd): void => {
       const then = children.findIndex((c) => c.type === 'then');
       if (then === -1) {
         // else: a body only
         const body = this.sequence(children, 'condition', from);
-        ends.push(merge(body.ok, body.fail));
+        if (body.ends === true) exits = true;
+        else ends.push(merge(body.ok, body.fail));
         fallsThrough = false;
         return;
       }
       const condition = this.ignoringErrexit(() => this.sequence(children.slice(0, then), 'condition', from));
       const body = this.sequence(children.slice(then + 1).filter((c) => c.type !== 'elif_clause' && c.type !== 'else_clause'), 'condition', condition.ok);
-      ends.push(merge(body.ok, body.fail));
+      if (body.ends === true) exits = true;
+      else ends.push(merge(body.ok, body.fail));
       pending = condition.fail;
     };
     const children = node.children;
     clause(children, cwd);
     for (const child of children) if (child.type === 'elif_clause' || child.type === 'else_clause') clause(child.children, pending);
     if (fallsThrough) ends.push(pending);
-    const end = ends.reduce<Cwd>((a, b) => merge(a, b), cwd);
+    // Every way past the statement is in `ends`; without a body that exits, also the cwd it started in (as before).
+    const end = exits ? (ends.length === 0 ? cwd : ends.reduce<Cwd>((a, b) => merge(a, b), ends[0]!)) : ends.reduce<Cwd>((a, b) => merge(a, b), cwd);
     return same(end);
   }
 
