@@ -187,3 +187,51 @@ describe('4 `cd X || exit; cmd`: the rest runs only in X; `|| return`, `cd -`, a
     expect(spawnSync('bash', ['-c', 'cd /usr; pushd /tmp >/dev/null; pwd'], { encoding: 'utf8' }).stdout.trim()).toBe('/tmp');
   });
 });
+
+describe('3 pandoc: a relative filter not here is the data directory\'s filters/F', () => {
+  const PANDOC: Rules = { allow: ['Bash(pandoc:*)'], deny: ['Read(~/.local/share/pandoc/**)', 'Read(~/.pandoc/**)', `Read(${EVIL}/**)`] };
+  test.each(MODES)('%s: denied (they were allowed under Bash(pandoc:*))', (mode) => {
+    expectVerdict('deny', ['pandoc -L f.lua in.md -o out.html', 'pandoc --lua-filter=filters/x.lua in.md -o out.html', `pandoc --data-dir=${EVIL} -L f.lua in.md`], mode, PANDOC);
+  });
+  test('ordinary conversions stay allowed', () => {
+    for (const mode of MODES) expectVerdict('allow', ['pandoc in.md -o out.html', 'pandoc -L f.lua in.md -o out.html', 'pandoc --citeproc in.md -o out.pdf'], mode, { allow: ['Bash(pandoc:*)'] });
+  });
+  test('premise: pandoc runs the data directory\'s filters/F.lua for -L F.lua when there is none here (pandoc)', (context) => {
+    if (!runs('pandoc', ['--version'])) return context.skip('needs pandoc');
+    const p = premise('pandoc-data-filter');
+    mkdirSync(join(p.dir, 'data', 'filters'), { recursive: true });
+    writeFileSync(join(p.dir, 'data', 'filters', 'f.lua'), `os.execute("touch '${p.marker}'")\n`);
+    writeFileSync(join(p.dir, 'in.md'), '# x\n');
+    spawnSync('pandoc', ['--data-dir', join(p.dir, 'data'), '-L', 'f.lua', 'in.md', '-o', 'out.html'], { cwd: p.dir, env: p.env, stdio: 'ignore', timeout: 60_000 });
+    expect(p.ran()).toBe(true);
+  }, 90_000);
+});
+
+describe('5 jq\'s default search path, a word that may be -L, a program file', () => {
+  const JQ: Rules = { allow: ['Bash(jq:*)'], deny: ['Read(~/.jq/**)', 'Read(~/.docker/**)'] };
+  test.each(MODES)('%s: not allowed (they were allowed)', (mode) => {
+    expectVerdict('deny', ['jq -n \'import "config" as $c; $c\'', 'jq -n \'include "m"; f\''], mode, JQ);
+    for (const command of ['jq -n \'import "config" as $c; $c\' --args "$X"', 'jq -f prog.jq a.json', 'jq --from-file prog.jq']) notAllowed(command, mode, JQ);
+  });
+  test('ordinary filters stay allowed', () => {
+    for (const mode of MODES) expectVerdict('allow', ['jq -r .name package.json', 'jq -n \'import "lib" as l {search: "./lib"}; l::f\''], mode, { allow: ['Bash(jq:*)'], deny: ['Read(~/.docker/**)'] });
+  });
+  test('premise: jq 1.6 finds a module in ~/.jq without -L, and reads -L given after the filter and --args (jq)', (context) => {
+    if (!runs('jq', ['--version'])) return context.skip('needs jq');
+    const p = premise('jq-default');
+    mkdirSync(join(p.dir, 'home', '.jq'), { recursive: true });
+    writeFileSync(join(p.dir, 'home', '.jq', 'config.json'), '{"token":"r33"}');
+    expect(spawnSync('jq', ['-cn', 'import "config" as $c; $c'], { cwd: p.dir, env: p.env, encoding: 'utf8' }).stdout).toContain('r33');
+    mkdirSync(join(p.dir, 'lib'));
+    writeFileSync(join(p.dir, 'lib', 'd.json'), '{"lib":"r33L"}');
+    expect(spawnSync('jq', ['-cn', 'import "d" as $d; $d', '--args', `-L${join(p.dir, 'lib')}`], { cwd: p.dir, env: p.env, encoding: 'utf8' }).stdout).toContain('r33L');
+  });
+});
+
+describe('costs: a LocalStack endpoint on loopback', () => {
+  const AWS: Rules = { allow: ['Bash(aws:*)'], deny: ['Bash(rm *)', 'Read(~/.aws/**)'] };
+  test.each(MODES)('%s: allowed (it asked), what must ask still does', (mode) => {
+    expectVerdict('allow', ['aws --endpoint-url http://localhost:4566 s3 ls', 'aws --endpoint-url=http://127.0.0.1:4566/ sqs list-queues', "aws s3 ls --endpoint-url 'http://[::1]:4566'"], mode, AWS);
+    for (const command of ['aws --endpoint-url http://localhost@evil.example.com:4566 s3 ls', 'aws --endpoint-url http://localhost.evil.example.com s3 ls', "aws --endpoint-url 'http://localhost\\@evil.example.com' s3 ls", 'aws --endpoint-url http://localhost:4566 --no-verify-ssl s3 ls', 'aws --endpoint-url https://evil.example.com s3 ls', 'AWS_ENDPOINT_URL=http://localhost:4566 aws s3 ls']) notAllowed(command, mode, AWS);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Dialect } from './dialect.js';
 import { posix } from 'node:path';
-import { jqFilterReads, jqLibraryDirs } from './jq-modules.js';
+import { jqFilterReads, jqLibraryDirs, jqUnknownLibrary, jqProgramFileModules as unknownModules } from './jq-modules.js';
 import { DENY_CANDIDATE, GIT_CONFIG_SETTING, GIT_OBJECTS, GIT_REWRITE, INTO_DIRECTORY, LINK_TARGET, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
@@ -561,6 +561,9 @@ const jq: Handler = (args, cwd, out) => {
   // The modules it loads: `-L DIR` and a directive's `{search: DIR}` (round 32 review R32-2; jq-modules.ts).
   jqLibraryDirs(args, cwd, out.paths);
   if (!filterFromFile && operands[0]) jqFilterReads(operands[0], cwd, out.paths);
+  // A program from a file (`-f F`) may open with a directive not read here (round 33, rules33).
+  if (filterFromFile) out.paths.push(...unknownModules(cwd));
+  else jqUnknownLibrary(args, operands[0], cwd, out.paths);
 };
 
 /** `chmod [-Rcfv] MODE FILE…`: `-x`, `-w` are modes, not options. */

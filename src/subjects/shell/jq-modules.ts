@@ -1,4 +1,4 @@
-import { RECURSIVE } from '../../policy/decide.js';
+import { DENY_CANDIDATE, RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 
@@ -41,8 +41,40 @@ export function jqFilterReads(filter: Word, cwd: string | null, paths: CommandPa
   for (const text of literals(filter.value)) {
     // `$ORIGIN/` is jq's own directory; `..` and an absolute name leave the search path's directory.
     if (text === null || text.startsWith('$ORIGIN') || /(^|\/)\.\.(\/|$)/.test(text)) tree(paths, unknownPlace('a jq module or search path not written plainly'), cwd);
-    else tree(paths, staticWord(text === '' ? '.' : text), cwd);
+    else {
+      tree(paths, staticWord(text === '' ? '.' : text), cwd);
+      // Round 33 (rules33): a directive's search path is put before the default one, which is still
+      // searched (jq 1.6 manual, "Modules"): `~/.jq` (a directory of modules; a file of that name
+      // is loaded into every program), `$ORIGIN/../lib/jq`, `$ORIGIN/../lib` (jq's own installation,
+      // the system's). `~/.jq/NAME.json` is the user's, for deny rules: `Read(~/.jq/**)` denies
+      // `jq -n 'import "config" as $c; $c'` (round 32 read the working directory only).
+      for (const path of [`~/.jq/${text}.json`, `~/.jq/${text}.jq`, `~/.jq/${text}`]) candidate(paths, path, cwd);
+    }
   }
+  candidate(paths, '~/.jq', cwd);
+}
+
+/**
+ * A jq word known only at run time before `--` may be `-L DIR` (jq 1.6 reads its options anywhere
+ * on the line, after the filter and `--args` too): with a filter that may import, a library path
+ * known only at run time (round 33, rules33: round 32's leftover).
+ */
+export function jqUnknownLibrary(args: readonly Word[], filter: Word | undefined, cwd: string | null, paths: CommandPath[]): void {
+  if (filter !== undefined && filter.isStatic && !DIRECTIVE.test(filter.value)) return;
+  const end = args.findIndex((word) => word.isStatic && word.value === '--');
+  if ((end === -1 ? args : args.slice(0, end)).some((word) => !word.isStatic && word !== filter)) tree(paths, unknownPlace('a jq library path known only at run time'), cwd);
+}
+
+/** The modules a program read from a file (`jq -f F`) imports: its directives are not read here. */
+export function jqProgramFileModules(cwd: string | null): CommandPath[] {
+  const paths: CommandPath[] = [];
+  tree(paths, unknownPlace('the modules a jq program file imports'), cwd);
+  return paths;
+}
+
+/** A read for deny rules only (candidates.ts): it never asks or allows by itself. */
+function candidate(paths: CommandPath[], path: string, cwd: string | null): void {
+  if (!paths.some((known) => known.path === path)) paths.push({ path, access: 'read', base: cwd, isStatic: true, via: DENY_CANDIDATE });
 }
 
 /** `-L DIR`, `-LDIR`, `--library-path DIR` (and `=DIR`) of jq, or of a yq handing them to jq. */

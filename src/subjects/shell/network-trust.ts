@@ -44,6 +44,13 @@ const PIP_TRUST_KEY = /^(global|install|download|wheel)\.(proxy|trusted-host|cer
 const UV_TRUST = /^--(allow-insecure-host|trusted-host)(=|$)/;
 /** aws's hosts (`*.amazonaws.com`, China's `*.amazonaws.com.cn`, the dual-stack `*.api.aws`), over https. */
 const AWS_HOST = /^https:\/\/(?:[\w-]+\.)*(?:amazonaws\.com(?:\.cn)?|api\.aws)(?::443)?(?:\/|$)/i;
+/**
+ * A loopback endpoint (LocalStack's `http://localhost:4566`), written so that botocore's urlsplit and
+ * a URL parser agree on the host: no userinfo, backslash or escape. Round 33 (rules33): the request
+ * stays on this machine, and what its listener gets (the key id, a SigV4 signature whose signed
+ * headers hold this host) makes no request AWS accepts; `--no-verify-ssl` and `--ca-bundle` still ask.
+ */
+const LOOPBACK_ENDPOINT = /^https?:\/\/(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?\/?$/i;
 /** curl's options naming a stored credential it adds (curl(1): `-n`, `--netrc`, `--netrc-optional`, `--netrc-file F`). */
 const CURL_NETRC = /^--netrc(?:-optional|-file)?(?:=|$)|^-[a-zA-Z]*n/;
 /** curl's options that pick where a request goes or what TLS trusts (curl(1)); short ones may be bundled (`-kx`). */
@@ -56,7 +63,7 @@ function awsTrust(words: readonly string[]): boolean {
     if (word === '--no-verify-ssl' || /^--ca-bundle(=|$)/.test(word)) return true;
     if (word === '--endpoint-url' || word.startsWith('--endpoint-url=')) {
       const url = word.includes('=') ? word.slice(word.indexOf('=') + 1) : words[i + 1];
-      if (url === undefined || !AWS_HOST.test(url)) return true;
+      if (url === undefined || !(AWS_HOST.test(url) || LOOPBACK_ENDPOINT.test(url))) return true;
     }
   }
   return false;

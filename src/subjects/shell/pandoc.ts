@@ -1,3 +1,4 @@
+import { DENY_CANDIDATE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
 import type { Nested } from './files.js';
 import { projectOrSystem } from './cmake.js';
@@ -60,6 +61,9 @@ export function pandocRunsCode(args: readonly Word[], cwd: string | null, paths:
   let code = false;
   let engine: Word | null = null;
   const engineOptions: Word[] = [];
+  /** Relative filters (`--filter ./x`, `-L f.lua`): pandoc runs the data directory's `filters/F` when F is not here. */
+  const relative: string[] = [];
+  const dataDirs: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     if (!word.isStatic) {
@@ -93,6 +97,7 @@ export function pandocRunsCode(args: readonly Word[], cwd: string | null, paths:
     switch (OPTIONS[option]) {
       case 'filter':
         nested.push({ kind: 'argv', words: [value], cwd }); // the program P, as pandoc runs it (its own rules decide it)
+        if (!/^[/~]/.test(value.value)) relative.push(value.value);
         // A bare name is the file of that name in the working directory when there is one, else the
         // data directory's `filters/NAME`, and only then NAME on PATH (pandoc's expandFilterPath;
         // pandoc 2.17 ran ./NAME, then ~/.local/share/pandoc/filters/NAME, before PATH's): which
@@ -101,6 +106,7 @@ export function pandocRunsCode(args: readonly Word[], cwd: string | null, paths:
         break;
       case 'lua':
         pushPath(paths, pathOf(value, 'read', cwd));
+        if (!/^[/~]/.test(value.value)) relative.push(value.value);
         break;
       case 'format':
         // A custom reader or writer: a Lua file (`-t w.lua`, `-t w.lua+ext`).
@@ -110,6 +116,7 @@ export function pandocRunsCode(args: readonly Word[], cwd: string | null, paths:
         code = true; // it may name filters, a data directory, any option: not read here
         break;
       case 'data':
+        dataDirs.push(value.value);
         if (!projectOrSystem(value.value)) code = true;
         else pushPath(paths, pathOf(value, 'read', cwd));
         break;
@@ -122,6 +129,17 @@ export function pandocRunsCode(args: readonly Word[], cwd: string | null, paths:
       case 'write':
         if (!projectOrSystem(value.value) || value.value.startsWith('/')) pushPath(paths, pathOf(value, 'write', cwd));
         break;
+    }
+  }
+  // pandoc's expandFilterPath (2.17): a relative filter that is not a file here is the data directory's
+  // `filters/F` (`--data-dir D`, else ~/.local/share/pandoc, or ~/.pandoc where it is). That is code
+  // the user installed (writing it asks: round 31's built-in rules), so a read for deny rules only
+  // (round 33, rules33): `Read(~/.local/share/pandoc/**)` denies `pandoc -L f.lua` as it denies
+  // `pandoc -L ~/.local/share/pandoc/filters/f.lua`.
+  for (const filter of relative) {
+    for (const dir of dataDirs.length > 0 ? dataDirs : ['~/.local/share/pandoc', '~/.pandoc']) {
+      const path = `${dir.replace(/\/+$/, '')}/filters/${filter}`;
+      if (!paths.some((known) => known.path === path)) paths.push({ path, access: 'read', base: cwd, isStatic: true, via: DENY_CANDIDATE });
     }
   }
   if (engine !== null && !(ENGINES.test(engine.value) && !engine.value.includes('/'))) nested.push({ kind: 'argv', words: [engine, ...engineOptions], cwd });
