@@ -8,7 +8,7 @@ import { freshPremisePlace, MODES, premiseEnv, runs, workspaceShell, type Rules 
 /**
  * Round 33 (rules33): round 32's command-rule leftovers (docs/threat-model.md "Round 33: round 32's
  * command-rule leftovers (rules33)"). Each refused row was allowed before its fix in the modes it is
- * checked in; premises run the real programs (go 1.19, rsync 3.2, dash and bash) and skip, saying
+ * checked in; premises run the real programs (go 1.19.8, rsync 3.5.0, pandoc 2.17, jq 1.6, curl 7.88, dash and bash) and skip, saying
  * which, when one is absent.
  */
 
