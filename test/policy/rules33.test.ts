@@ -42,6 +42,11 @@ describe('1 the host reached from a container, a listener past loopback, a pod o
       'docker run --network=container:db alpine true',
       'podman run --network=slirp4netns:allow_host_loopback=true alpine true',
       'podman run --network "$NET" alpine true',
+      // A word known only at run time among the run options, or the command or verb itself (they ran in bypassPermissions).
+      'docker run $OPT alpine true',
+      'docker run --rm "$IMAGE"',
+      'docker $CMD alpine',
+      'kubectl $X port-forward --address 0.0.0.0 svc/db 5432',
       'kubectl port-forward --address 0.0.0.0 svc/db 5432:5432',
       'kubectl -n x port-forward svc/db 5432 --address=localhost,10.0.0.1',
       'kubectl proxy --address=0.0.0.0 --accept-hosts=.*',

@@ -17,7 +17,9 @@ import type { Word } from './options.js';
  *       root file system at /host (kubectl debug's manual: "the container runs in the host namespaces")
  *
  * Each is `interpreter`: it asks under the program's own rule, and in bypassPermissions while deny or
- * ask rules exist. `docker run -p 8080:80 nginx`, `kubectl port-forward svc/db 5432` stay allowed.
+ * ask rules exist; so is a word known only at run time among docker's run options or before
+ * kubectl's verb (`docker run $OPT alpine` ran in bypassPermissions past `Read(~/.ssh/**)`).
+ * `docker run -p 8080:80 nginx`, `kubectl port-forward svc/db 5432` stay allowed.
  */
 export const HOST_NETWORK_PROGRAMS: ReadonlySet<string> = new Set(['docker', 'podman', 'kubectl']);
 
@@ -36,10 +38,13 @@ function containerHostNetwork(args: readonly Word[]): boolean {
   let at = 0;
   while (at < args.length && args[at]!.isStatic && args[at]!.value.startsWith('-')) at += /^(?:-H|--host|-c|--context|--config|-l|--log-level|--tlscacert|--tlscert|--tlskey)$/.test(args[at]!.value) ? 2 : 1;
   if (args[at]?.isStatic && args[at]!.value === 'container') at++;
+  if (args[at] !== undefined && !args[at]!.isStatic) return true; // the command known only at run time may be `run --network=host`
   if (!(args[at]?.isStatic && /^(?:run|create)$/.test(args[at]!.value))) return false;
   for (let i = at + 1; i < args.length; i++) {
     const word = args[i]!;
-    if (!word.isStatic) continue; // an option known only at run time: the mounts' reading asks for it already
+    // A word known only at run time where an option may stand may be `--network=host` (or `-v ~:/h`,
+    // `--privileged`: container-mounts.ts reads only what is written), or the image: either way asks.
+    if (!word.isStatic) return true;
     const value = word.value;
     if (!value.startsWith('-')) return false; // the image: what follows is the container's command
     const eq = /^--(?:network|net)=(.*)$/.exec(value);
@@ -63,7 +68,7 @@ function kubectlReaches(args: readonly Word[]): boolean {
   let verb = -1;
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
-    if (!word.isStatic) return false; // the verb known only at run time: no rule names it, it asks already
+    if (!word.isStatic) return true; // an option or the verb known only at run time: may be `port-forward --address=0.0.0.0`
     if (word.value.startsWith('-')) {
       if (values.has(word.value)) i++;
       continue;
