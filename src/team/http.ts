@@ -117,6 +117,12 @@ const MAX_API_BODY = 64 * 1024;
  * send about a kilobyte.
  */
 const MAX_INITIALIZE_BYTES = 64 * 1024;
+/**
+ * The largest `subscriptions/listen` request body: a listen keeps its filter (up to
+ * MAX_LISTEN_RESOURCES uris) for its life, and a member holds up to http.maxSessionsPerUser of them
+ * (round 33 review, T33-7: 30 listens naming 100 uris of 80 KB took the gateway from 90 to 347 MB).
+ */
+const MAX_LISTEN_BYTES = 256 * 1024;
 /** Without authentication configured (loopback only) every client with the run's secret is this one user. */
 // The run's secret is the client's and the approver's credential at once (docs/team.md#approvers).
 const LOCAL_USER: Identity = { user: 'local', role: 'admin', approves: true };
@@ -501,7 +507,7 @@ export class TeamGateway {
     // MCP 2026-07-28: a request without a session, its version in MCP-Protocol-Version (round 21; docs/team.md, "MCP 2026-07-28 clients").
     const version = typeof sessionId === 'string' ? null : modernVersion(req);
     if (version !== null && req.method !== 'POST') return json(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: `Method Not Allowed: MCP ${version} over HTTP has no ${req.method ?? ''} on the MCP endpoint, only POST (no sessions, no event stream)` }, id: null });
-    if (version !== null && !isInitializeRequest(body)) return this.handleModern(req, res, identity, body, version);
+    if (version !== null && !isInitializeRequest(body)) return this.handleModern(req, res, identity, body, version, bodyBytes);
     if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, noSession(req, body));
     if (this.closed) return json(res, 503, { error: 'shutting down' });
     // Security: what a session keeps of its initialize for its life is bounded, per session, as sessions are per member (T33-6).
@@ -526,7 +532,7 @@ export class TeamGateway {
    * version against the ones spoken (2026-07-28 basic/transports/streamable-http), then run in the
    * member's standing session; its answer is this POST's response, and closing the POST cancels it.
    */
-  private async handleModern(req: IncomingMessage, res: ServerResponse, identity: Identity, body: unknown, version: string): Promise<void> {
+  private async handleModern(req: IncomingMessage, res: ServerResponse, identity: Identity, body: unknown, version: string, bodyBytes: number): Promise<void> {
     const id = isPlainObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
     const refuse = (status: number, code: number, message: string, data?: unknown) => json(res, status, { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
     if (!speaks(version)) return refuse(400, UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', { supported: [...MODERN_VERSIONS], requested: version });
@@ -544,7 +550,15 @@ export class TeamGateway {
       this.core.logger.warn({ user: identity.user, limit: channel.key }, channel.message);
       return refuse(channel.status, -32000, channel.message);
     }
-    if (body.method === 'subscriptions/listen') return this.serveListen(req, res, identity, channel, body, id, refuse);
+    if (body.method === 'subscriptions/listen') {
+      // Security: what a listen keeps for its life is bounded, as listens are per member (T33-7).
+      if (bodyBytes > MAX_LISTEN_BYTES) {
+        const message = `the subscriptions/listen request is ${bodyBytes} bytes, more than the ${MAX_LISTEN_BYTES} a listen keeps of its filter; name fewer or shorter resources, or open another`;
+        this.core.logger.warn({ user: identity.user, bytes: bodyBytes }, message);
+        return refuse(413, -32600, message);
+      }
+      return this.serveListen(req, res, identity, channel, body, id, refuse);
+    }
     this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
     this.heldUnread(channel, res);
     channel.requests.set(res, req.headers.authorization);

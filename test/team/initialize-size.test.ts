@@ -42,4 +42,22 @@ describe('serve --http: the size of an initialize', () => {
     const bob = await teamClient(team.url, BOB);
     await bob.close();
   });
+
+  // T33-7: a listen keeps its filter for its life, and a member holds up to http.maxSessionsPerUser of them.
+  test('a subscriptions/listen past 256 KiB is refused (413) naming why; a small one is acknowledged', async () => {
+    const listen = (uris: string[], signal?: AbortSignal) =>
+      fetch(team.url, {
+        method: 'POST',
+        ...(signal ? { signal } : {}),
+        headers: { authorization: `Bearer ${BOB}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, resourceSubscriptions: uris }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      });
+    const big = await listen(Array.from({ length: 100 }, (_, index) => `test://r/${index}/${'x'.repeat(4096)}`));
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { error: { message: string } }).error.message).toMatch(/the subscriptions\/listen request is [0-9]+ bytes, more than the 262144 a listen keeps/);
+    const controller = new AbortController();
+    const small = await listen(['test://r/1'], controller.signal);
+    expect(small.status).toBe(200);
+    controller.abort();
+  });
 });
