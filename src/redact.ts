@@ -111,12 +111,18 @@ const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AI
  */
 const PROSE_TRIGGER = /pass|secret|token|api[ \t]key|pin[ \t]|cryptsetup|kinit/i;
 /** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
-const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|openssl|mosquitto|cqlsh|twine|user(?:add|mod)|doctl|lftp|rabbitmq|psk|sudo|cryptsetup|https?[ \t]|xhs?[ \t]|bw[ \t]|hv[sbr]\.|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce|pin[ \t_-]|kinit|jwt|pat['"]?[ \t]*[=:]|[?&#]code=|oauth_verifier|ticket=|private-lines|gl[a-z]{2,5}-|whsec_|gocspx-/i;
+const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|openssl|mosquitto|cqlsh|twine|user(?:add|mod)|doctl|lftp|rabbitmq|psk|sudo|cryptsetup|https?[ \t]|xhs?[ \t]|bw[ \t]|hv[sbr]\.|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce|pin[ \t_-]|kinit|jwt|pat['"]?[ \t]*[=:]|[?&#]code=|oauth_verifier|ticket=|private-lines|gl[a-z]{2,5}-|whsec_|gocspx-|telegram\.org|dapi|lin_api_/i;
 
 /** PEM private keys (RFC 7468; OpenSSH's and OpenPGP's armour alike): the body to the END line, or to the end of a cut text. */
 const PEM = /(-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)[\s\S]*?(?:(-----END \2-----)|$)/g;
-/** RFC 3986 userinfo with a password: `scheme://user:password@`. */
-const USERINFO = /\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)([^\s/?#@:'"]*):([^\s/?#@'"]+)@/g;
+/**
+ * RFC 3986 userinfo with a password: `scheme://user:password@`. The password runs to the authority's
+ * last `@`: RFC 3986 wants an `@` in it percent-encoded, but the WHATWG URL parser (Node's URL,
+ * node-postgres) and Python's urlsplit take the last `@` before the path for the end of the userinfo,
+ * so `postgres://u:S3c@r3t@db/app` is the password `S3c@r3t` to them; until round 33 (review S33-2)
+ * `r3t` was kept. Still linear: the run ends at a `/`, and every start has its `://`.
+ */
+const USERINFO = /\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)([^\s/?#@:'"]*):([^\s/?#'"]+)@/g;
 /**
  * A URL's user name alone that is a token (round 30 review, S30-3): `https://TOKEN@github.com/o/r`
  * (GitHub's and Hugging Face's git over HTTPS take a token as the user name, no password). A user
@@ -226,8 +232,13 @@ const MAX_GIT_CONFIG_WORDS = 32;
 
 /** An XML or HTML element named for a secret: `<password>…</password>` (Maven's settings.xml), `<apiToken>`. */
 const ELEMENT = /<([A-Za-z_][\w.:-]{0,63})((?:\s[^<>]{0,200})?)>([^<]{1,4000})<\/\1>/g;
-/** Webhook URLs: the address is the credential (Slack incoming webhooks, Discord webhooks). */
-const WEBHOOK = /(\bhooks\.slack\.com\/(?:services|workflows|triggers)\/|\bdiscord(?:app)?\.com\/api\/webhooks\/)[\w\/-]+/g;
+/**
+ * Webhook URLs: the address is the credential (Slack incoming webhooks, Discord webhooks); round 33
+ * (review S33-2), the Telegram Bot API's `https://api.telegram.org/bot<token>/METHOD` (and
+ * `/file/bot<token>/PATH`), its token `123456:ABC-DEF…` in the path (core.telegram.org/bots/api,
+ * "Making requests").
+ */
+const WEBHOOK = /(\bhooks\.slack\.com\/(?:services|workflows|triggers)\/|\bdiscord(?:app)?\.com\/api\/webhooks\/|\bapi\.telegram\.org\/(?:file\/)?bot)[\w\/:-]+/g;
 /** HTTPie's (`http`, `https`) and xh's `-a user:password`, `--auth`: the password after the first colon (round 29). */
 const HTTPIE_AUTH = /(\b(?:https?|xhs?)(?=[ \t])[^;&|\n]{0,200}?\s(?:-a|--auth)(?:[ \t]+|=)["']?)([^\s:'"]*):([^\s'"]+)/g;
 /** lftp's `-u user,password` (lftp(1)): the password after the comma (round 29). */
@@ -261,11 +272,12 @@ const BASIC = /\b(Basic)[ \t]+([A-Za-z0-9+/]+=*)/gi;
  * `hvb.`, `hvr.`; round 29); round 32 (review S32-5): GitLab's other tokens (`gloas-`, `gldt-`, `glrt-`,
  * `glcbt-`, `glptt-`, `glft-`, `glimt-`, `glagent-`, `glsoat-`, `glffct-`: its "Token prefixes"), Stripe
  * webhook secrets (`whsec_`), Google OAuth client secrets (`GOCSPX-`), age identities
- * (`AGE-SECRET-KEY-1` + bech32); and the gateway's own team
+ * (`AGE-SECRET-KEY-1` + bech32); round 33 (review S33-2): Databricks personal access tokens (`dapi` +
+ * 32 hex, an Azure workspace's with `-N`), Linear API keys (`lin_api_`); and the gateway's own team
  * tokens (`mlt_`, team/identity.ts newToken) and an HTTP run's secret (`mls_`, team/local-secret.ts;
  * round 19).
  */
-const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|ml[st]_|gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|whsec_|GOCSPX-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64}|(hv[sbr]\.)[\w-]{20,}|(AGE-SECRET-KEY-1)[02-9AC-HJ-NP-Z]{20,})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|ml[st]_|gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|whsec_|GOCSPX-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64}|(hv[sbr]\.)[\w-]{20,}|(AGE-SECRET-KEY-1)[02-9AC-HJ-NP-Z]{20,}|(dapi)[0-9a-f]{32}(?:-\d{1,2})?|(lin_api_)[A-Za-z0-9]{32,})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
 /**
  * A secret named in a sentence (round 31 review S31-3): `my password is P`, `the secret was "P Q"`,
  * `api key is K`, `my PIN is 4821`, `use token T`, `-H 'X-Api-Key K'`. NAMED needs `=` or `:` after the

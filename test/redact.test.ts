@@ -231,6 +231,15 @@ describe('redactText: secrets inside a string', () => {
     // Issuers' documented prefixes: GitLab's "Token prefixes", Stripe's webhook signing secret, Google's
     // OAuth client secret, age's X25519 identity (age-encryption.org/v1: bech32, upper case).
     ['GitLab, Stripe webhook, Google client secret, age tokens', 'gldt-ZyxW9876abcdEFGH glrt-t1_AbCdEf012345 whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw GOCSPX-1a2B3c4D5e6F7g8H9i AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQ', 'gldt-[redacted] glrt-[redacted] whsec_[redacted] GOCSPX-[redacted] AGE-SECRET-KEY-1[redacted]'],
+    // Round 33 review S33-2, each kept in clear before (round 32's build). The WHATWG URL parser
+    // ("authority state": an `@` seen makes the buffer so far the userinfo, so the last `@` before the
+    // path ends it) and Python's urlsplit (netloc.rpartition('@')) read `S3c@r3t` as the password.
+    ['a URL password holding an unencoded @', 'psql postgres://admin:S3c@r3tPw@db.example.com:5432/app; mongosh "mongodb+srv://u:p@ss@c0.example.net/t"', 'psql postgres://admin:[redacted]@db.example.com:5432/app; mongosh "mongodb+srv://u:[redacted]@c0.example.net/t"'],
+    ['a URL with no password is kept, and an @ past the path', 'https://alice@example.com/a@b ssh://git@github.com:o/r https://h.example/x?u=a:b@c', 'https://alice@example.com/a@b ssh://git@github.com:o/r https://h.example/x?u=a:b@c'],
+    // The Bot API's documented request URL (core.telegram.org/bots/api, "Making requests"), Databricks'
+    // personal access token (`dapi` + 32 hex), Linear's API key (`lin_api_`).
+    ['Telegram bot URL, Databricks and Linear tokens', 'curl https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage; wget https://api.telegram.org/file/bot1234:AbC-d_9/photos/p.jpg; echo dapi0123456789abcdef0123456789abcdef-2 lin_api_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd', 'curl https://api.telegram.org/bot[redacted]; wget https://api.telegram.org/file/bot[redacted].jpg; echo dapi[redacted] lin_api_[redacted]'],
+    ['words like those shapes are kept', 'dapi_version=3 lin_api_v2 dapiclient api.telegram.org/docs', 'dapi_version=3 lin_api_v2 dapiclient api.telegram.org/docs'],
   ];
   test.each(cases)('%s', (_source, text, recorded) => {
     expect(redactText(text)).toBe(recorded);
