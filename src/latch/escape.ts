@@ -1,5 +1,6 @@
 import { headEnd, splitsPair } from '../code-points.js';
 import { MAX_DEPTH } from '../values.js';
+import { markLookAlikes } from './look-alike.js';
 
 /**
  * Escaping for every call-supplied string a person will read (docs/approval.md). A path or command must not
@@ -28,6 +29,15 @@ const unsafe = (): RegExp => (unsafeSet ??= /[\\\u0000-\u001f\u007f-\u009f\u2028
 const NAMED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 export function escapeText(text: string): string {
+  return markLookAlikes(escapeHidden(text), unicodeEscape);
+}
+
+/**
+ * escapeText but for look-alike words: what is invisible or breaks a line. escapeText also shows a
+ * word mixing scripts or reading as an ASCII word it is not (`gіt`, Cyrillic `і`) as `g\u0456t`
+ * (look-alike.ts; round 33 review S33-3), which the approval page's copy (web/escape.js) does not.
+ */
+export function escapeHidden(text: string): string {
   return text.replace(unsafe(), (ch) => NAMED[ch] ?? unicodeEscape(ch));
 }
 
@@ -80,7 +90,7 @@ const pastAscii = (): RegExp => (pastAsciiSet ??= /[^\u0000-\u007e]/gu);
  * with a Cyrillic `і`, `ｆｓ`) read as the server it imitates (round 30 review S30-6).
  */
 export function escapeName(text: string): string {
-  let shown = escapeText(text);
+  let shown = escapeHidden(text);
   if (pastAscii().test(shown)) shown = shown.replace(pastAscii(), unicodeEscape);
   // Then a run of spaces as escapeShown shows it (its other blanks are past ASCII, escaped already).
   return shown.includes('     ') ? shown.replace(BLANK_RUN, (run) => `⟨${run.length} spaces⟩`) : shown;
@@ -116,8 +126,16 @@ export function shownRule(rule: string): string {
  * (still valid JSON). Doubling the backslashes again would show `\\"` for every quote.
  */
 export function escapeJson(json: string): string {
-  return json.replace(unsafe(), (ch) => (ch === '\\' ? ch : ch.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')));
+  return markLookAlikes(escapeJsonHidden(json), jsonEscape);
 }
+
+/** escapeJson but for look-alike words (as escapeHidden). */
+export function escapeJsonHidden(json: string): string {
+  return json.replace(unsafe(), (ch) => (ch === '\\' ? ch : jsonEscape(ch)));
+}
+
+/** A character as JSON's `\uXXXX` (a pair of them past U+FFFF). */
+const jsonEscape = (ch: string): string => ch.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
 /** The characters of a person's or a file's string an error message quotes (quotedShown). */
 export const MAX_QUOTED = 200;
@@ -135,7 +153,7 @@ export function quotedShown(text: string, max = MAX_QUOTED): string {
 
 /** True when the text has nothing invisible or line-breaking (backslashes allowed): required for rule strings offered as choices. */
 export function isPlainText(text: string): boolean {
-  return escapeText(text.replace(/\\/g, '/')) === text.replace(/\\/g, '/');
+  return escapeHidden(text.replace(/\\/g, '/')) === text.replace(/\\/g, '/');
 }
 
 /** Escapes and shortens, marking what was cut (on a character's and an escape's boundary: shownEnd). */
