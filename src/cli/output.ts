@@ -1,4 +1,6 @@
 import { escapeJson, escapeLines, shownEnd } from '../latch/escape.js';
+// escapeText and escapeJson mark look-alike words once this is loaded (escape.ts useLookAlikeMarker).
+import '../latch/look-alike.js';
 
 /**
  * Where CLI commands write: stdout for results, stderr for problems. Commands receive it, so tests

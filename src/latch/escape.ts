@@ -1,6 +1,5 @@
 import { headEnd, splitsPair } from '../code-points.js';
 import { MAX_DEPTH } from '../values.js';
-import { markLookAlikes } from './look-alike.js';
 
 /**
  * Escaping for every call-supplied string a person will read (docs/approval.md). A path or command must not
@@ -29,7 +28,22 @@ const unsafe = (): RegExp => (unsafeSet ??= /[\\\u0000-\u001f\u007f-\u009f\u2028
 const NAMED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 export function escapeText(text: string): string {
-  return markLookAlikes(escapeHidden(text), unicodeEscape);
+  return marker(escapeHidden(text), unicodeEscape);
+}
+
+type Marker = (shown: string, escape: (ch: string) => string) => string;
+/**
+ * How escapeText and escapeJson show a look-alike word (`g\u0456t`, Cyrillic `і`; round 33 review
+ * S33-3): look-alike.ts's markLookAlikes, which that module registers when it is loaded; the
+ * prompt (latch/prompt.ts), the CLI's output (cli/output.ts) and the audit (store/audit.ts) load it.
+ * Not imported here: this module is in what serve runs before its first spawn (dist/serve/boot.cjs,
+ * held under 100 KB by test/cli/serve.test.ts), and the confusables table with its code is ~9 KB.
+ * Until it is loaded (serve's boot: a config's errors, a server's first stderr lines), words are
+ * shown as they are, as before round 33.
+ */
+let marker: Marker = (shown) => shown;
+export function useLookAlikeMarker(mark: Marker): void {
+  marker = mark;
 }
 
 /**
@@ -126,7 +140,7 @@ export function shownRule(rule: string): string {
  * (still valid JSON). Doubling the backslashes again would show `\\"` for every quote.
  */
 export function escapeJson(json: string): string {
-  return markLookAlikes(escapeJsonHidden(json), jsonEscape);
+  return marker(escapeJsonHidden(json), jsonEscape);
 }
 
 /** escapeJson but for look-alike words (as escapeHidden). */

@@ -1,4 +1,5 @@
 import { CONFUSABLE_ASCII } from './confusables.js';
+import { useLookAlikeMarker } from './escape.js';
 
 /**
  * Words a person would read as an ASCII word they are not (docs/approval.md "What the prompt shows";
@@ -17,11 +18,14 @@ import { CONFUSABLE_ASCII } from './confusables.js';
  *   `ѕѕһ` (Cyrillic), `ｇｉｔ` (fullwidth). Words of two characters or more: a one-letter word of
  *   Cyrillic or Greek prose (`а`, `о`, the conjunction and the preposition) is no program's name.
  *
- * A word is a run of ASCII letters and digits and characters past ASCII that are no space. Such a
+ * A word is a run of ASCII letters and digits and characters past ASCII that are no space, with a
+ * letter (`×14` is none). Such a
  * word is shown with its characters past ASCII written `\uXXXX` (as escapeName writes a name:
  * `g\u0456t`); every other word as it is (`café`, `naïve`, `Straße`, `Москва`, `東京`).
  */
-const WORD = /(?:[A-Za-z0-9]|[^\u0000-\u007f\p{Z}])+/gu;
+let wordSet: RegExp | undefined;
+/** Made at first use, as the other property tests (escape.ts). */
+const word = (): RegExp => (wordSet ??= /(?:[A-Za-z0-9]|[^\u0000-\u007f\p{Z}])+/gu);
 const PAST_ASCII = /[^\u0000-\u007f]/u;
 const ASCII_WORD = /^[A-Za-z0-9]+$/;
 
@@ -105,8 +109,12 @@ export function isAsciiConfusable(word: string): boolean {
 
 /** Whether `word` is shown escaped: mixed-script or confusable with an ASCII word. */
 export function isLookAlike(word: string): boolean {
-  return PAST_ASCII.test(word) && (isMixedScript(word) || isAsciiConfusable(word));
+  return PAST_ASCII.test(word) && letter().test(word) && (isMixedScript(word) || isAsciiConfusable(word));
 }
+
+let letterSet: RegExp | undefined;
+/** A word with no letter is none (`×14`, `2×3`: a symbol is read as a letter only beside letters, `∣s`). */
+const letter = (): RegExp => (letterSet ??= /\p{L}/u);
 
 /**
  * `text` (escaped already) with every look-alike word's characters past ASCII written `\uXXXX`
@@ -114,5 +122,8 @@ export function isLookAlike(word: string): boolean {
  */
 export function markLookAlikes(text: string, escape: (ch: string) => string): string {
   if (!PAST_ASCII.test(text)) return text;
-  return text.replace(WORD, (word) => (isLookAlike(word) ? word.replace(/[^\u0000-\u007f]/gu, escape) : word));
+  return text.replace(word(), (found) => (isLookAlike(found) ? found.replace(/[^\u0000-\u007f]/gu, escape) : found));
 }
+
+// escapeText and escapeJson mark look-alike words from the moment this module is loaded (escape.ts useLookAlikeMarker).
+useLookAlikeMarker(markLookAlikes);

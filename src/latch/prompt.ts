@@ -10,6 +10,8 @@ import { PRIVILEGE } from '../programs.js';
 import { isPlainObject } from '../values.js';
 import { assessRisk, riskLine, type Risk } from './risk.js';
 import { HEIGHT_BOUND, MAX_PROMPT_ROWS, columnsOf, fieldWithin, fitSections, formRows, listWithin, rowsOf, type Section } from './prompt-height.js';
+// escapeText and escapeJson mark look-alike words once this is loaded (escape.ts useLookAlikeMarker).
+import './look-alike.js';
 
 /**
  * The approval prompt (docs/approval.md): an `elicitation/create` form whose message a person can judge at a

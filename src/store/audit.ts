@@ -31,6 +31,8 @@ import type { Digest } from '../policy/digest.js';
 import { jsonString, type ArgsJson } from '../values.js';
 import { encodeShared, sharedBytes } from '../text-bytes.js';
 import { escapeJson, PAST_ASCII } from '../latch/escape.js';
+// escapeText and escapeJson mark look-alike words once this is loaded (escape.ts useLookAlikeMarker).
+import '../latch/look-alike.js';
 
 /** One decided call, as the audit receives it. */
 export interface AuditRecord {

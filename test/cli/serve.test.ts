@@ -115,7 +115,9 @@ describe('what serve compiles before its first spawn', () => {
     expect(text).not.toContain('require("node:crypto")');
     expect(text).not.toContain('$ZodType');
     expect(text).not.toContain('JSONRPCResultResponseSchema');
-    expect(text.length).toBeLessThan(100_000);
+    // 100 KiB: 99,954 characters at round 32's end, 100,465 with round 33's recognisers and the
+    // look-alike marker's hook (its table and code stay out: latch/escape.ts useLookAlikeMarker).
+    expect(text.length).toBeLessThan(102_400);
   });
 
   test('cross-spawn (Windows only) is not in boot.cjs, and its package is found from there', () => {

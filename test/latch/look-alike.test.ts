@@ -86,6 +86,10 @@ describe('words that are no look-alike are shown as they are', () => {
     expect(escapeText(text)).toBe(text);
   });
 
+  test("the gateway's own symbols, and a symbol beside digits only, are no word: (×14), 2×3, µs, ①", () => {
+    expect(escapeText('(\u00d714) 2\u00d73 \u00b5s \u2460 \u2026 \u2192')).toBe('(\u00d714) 2\u00d73 \u00b5s \u2460 \u2026 \u2192');
+  });
+
   test('a rule is still plain (isPlainText): its choice shows it with shownRule', () => {
     expect(isPlainText('Bash(g\u0456t push)')).toBe(true);
   });
