@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import type { CancelSource } from '../cancellation.js';
+import type { CancelListener, CancelSource } from '../cancellation.js';
 import { KEPT_BACK, LatchError, NOT_WRITTEN, RpcError } from '../errors.js';
 import { QUEUED, type LineSending, type LineTaking } from './lines.js';
 import { scanAnswer, scanned } from './answer-scan.js';
@@ -72,17 +72,46 @@ export interface CallSettle {
   resolveText?(resultText: string): void;
 }
 
-interface Pending {
-  settle: CallSettle;
-  onprogress: ((progress: Progress) => void) | undefined;
-  /** The call's options, when it has `onprogress` and they are told when its wait ends (DirectCallOptions.progressEnd). */
-  progressEnd: Pick<DirectCallOptions, 'progressEnd'> | undefined;
-  /** The call's options, when they say what keeps its origin once it is given up (DirectCallOptions.linger). */
-  linger: Lingers | undefined;
-  timeout: number;
-  /** When it times out (monotonicNow() ms, performance.now(): a wall clock set back must not lengthen it); moved on by each progress update. */
-  deadline: number;
-  stopListening: (() => void) | undefined;
+/**
+ * A call waiting for its server's answer. Its own cancellation's listener (CancelSource.listen):
+ * a closure, an array and a remover made per call until round 33 (docs/performance.md, "Round 33:
+ * the call path").
+ */
+class Pending implements CancelListener {
+  /** The call's cancellation while this listens to it (`listen`); a source without `listen` is heard through `stopListening`. */
+  listening: CancelSource | undefined = undefined;
+  stopListening: (() => void) | undefined = undefined;
+
+  constructor(
+    private readonly calls: DirectCalls,
+    private readonly id: number,
+    public settle: CallSettle,
+    public onprogress: ((progress: Progress) => void) | undefined,
+    /** The call's options, when it has `onprogress` and they are told when its wait ends (DirectCallOptions.progressEnd). */
+    public progressEnd: Pick<DirectCallOptions, 'progressEnd'> | undefined,
+    /** The call's options, when they say what keeps its origin once it is given up (DirectCallOptions.linger). */
+    public linger: Lingers | undefined,
+    readonly timeout: number,
+    /** When it times out (monotonicNow() ms, performance.now(): a wall clock set back must not lengthen it); moved on by each progress update. */
+    public deadline: number,
+  ) {}
+
+  whenCancelled(reason: unknown): void {
+    this.calls.cancelled(this.id, reason);
+  }
+
+  /** Stops listening to the call's cancellation. */
+  unlisten(): void {
+    const listening = this.listening;
+    if (listening !== undefined) {
+      this.listening = undefined;
+      listening.unlisten!(this);
+    } else if (this.stopListening !== undefined) {
+      const stop = this.stopListening;
+      this.stopListening = undefined;
+      stop();
+    }
+  }
 }
 
 /** What an emptied entry settles into: nothing (it is no longer in the map). */
@@ -269,16 +298,20 @@ export class DirectCalls {
   /** The entry of call `id`: where its answer goes, its deadline (the timer set for it when it is the earliest), its cancellation's listener. */
   private register(id: number, settle: CallSettle, options: DirectCallOptions): void {
     const deadline = monotonicNow() + options.timeout;
-    const entry: Pending = { settle, onprogress: options.onprogress, progressEnd: options.onprogress !== undefined && options.progressEnd !== undefined ? options : undefined, linger: options.linger ? (options as Lingers) : undefined, timeout: options.timeout, deadline, stopListening: undefined };
+    const entry = new Pending(this, id, settle, options.onprogress, options.onprogress !== undefined && options.progressEnd !== undefined ? options : undefined, options.linger ? (options as Lingers) : undefined, options.timeout, deadline);
     const cancel = options.cancel;
-    if (cancel) {
-      entry.stopListening = cancel.onCancel((reason) => {
-        this.cancel(id, String(reason ?? 'cancelled'));
-        this.deliver(this.giveUp(id), false, reason);
-      });
-    }
+    if (cancel?.listen !== undefined) {
+      entry.listening = cancel;
+      cancel.listen(entry);
+    } else if (cancel) entry.stopListening = cancel.onCancel((reason) => this.cancelled(id, reason));
     this.pending.set(id, entry);
     if (deadline < this.timerDue) this.expireAt(deadline);
+  }
+
+  /** Call `id` was cancelled while it waited: the server is told, and the call given up with the reason. */
+  cancelled(id: number, reason: unknown): void {
+    this.cancel(id, String(reason ?? 'cancelled'));
+    this.deliver(this.giveUp(id), false, reason);
   }
 
   /** The last call's tool name and its JSON text: a tool's calls come one after another. */
@@ -526,7 +559,7 @@ export class DirectCalls {
     const entry = this.pending.get(id);
     if (!entry) return undefined;
     this.pending.delete(id);
-    entry.stopListening?.();
+    entry.unlisten();
     const settle = entry.settle;
     entry.settle = SETTLED;
     entry.onprogress = undefined;
@@ -540,7 +573,6 @@ export class DirectCalls {
       }
     }
     entry.linger = undefined;
-    entry.stopListening = undefined;
     return settle;
   }
 

@@ -672,6 +672,31 @@ describe("a call's entry made after its write", () => {
     expect(cancelled).toMatchObject({ method: 'notifications/cancelled', params: { requestId: call!.id } });
   });
 
+  test("a call cancelled while it waits at its server is cancelled there and rejected with the reason; an answered call's cancellation is not listened to", () => {
+    const { direct, flush, read, ids } = writing();
+    const first = settled();
+    const second = settled();
+    const waiting = new Cancellation();
+    const answered = new Cancellation();
+    // Another listener of the same cancellation, before the entry: told first, as it came first.
+    const told: string[] = [];
+    waiting.onCancel(() => told.push('earlier listener'));
+    direct.send({ name: 'a', arguments: {} }, { timeout: 60_000, cancel: waiting }, { ...first.settle, reject: (error) => (told.push('call rejected'), first.settle.reject(error)) }, '{}');
+    direct.send({ name: 'a', arguments: {} }, { timeout: 60_000, cancel: answered }, second.settle, '{}');
+    flush();
+    const [call, other] = ids();
+    read(`{"jsonrpc":"2.0","id":${other!.id},"result":{"content":[]}}`);
+    expect(second.values).toHaveLength(1);
+    waiting.cancel('stop');
+    answered.cancel('too late');
+    expect(first.errors).toEqual(['stop']);
+    expect(told).toEqual(['earlier listener', 'call rejected']);
+    expect(second.errors).toEqual([]);
+    flush();
+    const cancels = ids().filter((message) => message.method === 'notifications/cancelled');
+    expect(cancels).toEqual([expect.objectContaining({ params: { requestId: call!.id, reason: 'stop' } })]);
+  });
+
   test('a call still unwritten when the connection closes is failed with the others, and not left waiting', () => {
     const { direct, flush, transport } = writing();
     const first = settled();
