@@ -132,17 +132,16 @@ export class UpstreamCalls {
       this.reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message } });
       return;
     }
-    const request = { method: 'tools/call', params } as CallToolRequest;
     const cancellation = new Cancellation();
     this.running.set(id, cancellation);
-    const extra = new CallExtra(this.server, id, request.params._meta, cancellation);
     // Handed over once the transport has handed over every message of the current read: as the
     // read returns (docs/performance.md, "Round 18: the warm path"), or after the Server's handlers
     // of this turn, in a microtask: a settled promise's, as queueMicrotask made an AsyncResource and
     // a bound function for each read (docs/performance.md, "Round 13: the warm path"). dispatch
     // does not throw.
-    const argsJson = scanned ? new ArgsJson(request.params.arguments!, scannedCall.argsText, scannedCall.argsSorted) : undefined;
-    if (this.group.push(new TakenCall(this, id, request, extra, cancellation, argsJson)) === 1 && (this.serverHandling || !atReadEnd(this.dispatch))) void QUEUED.then(this.dispatch);
+    const callParams = params as CallToolRequest['params'];
+    const argsJson = scanned ? new ArgsJson(callParams.arguments!, scannedCall.argsText, scannedCall.argsSorted) : undefined;
+    if (this.group.push(new TakenCall(this, this.server, id, callParams, cancellation, argsJson)) === 1 && (this.serverHandling || !atReadEnd(this.dispatch))) void QUEUED.then(this.dispatch);
   }
 
   private readonly dispatch = (): void => {
@@ -204,16 +203,55 @@ export class UpstreamCalls {
   }
 }
 
-/** A call taken off the transport, answered through the UpstreamCalls that took it. */
-class TakenCall implements IncomingCall {
+/**
+ * A call taken off the transport, answered through the UpstreamCalls that took it. It is its own
+ * request (`{ method, params }`) and the handler's `extra` too: until round 33 those were two more
+ * objects made for every call (docs/performance.md, "Round 33: the call path").
+ */
+class TakenCall implements IncomingCall, Extra {
   constructor(
     private readonly calls: UpstreamCalls,
+    private readonly server: Server,
     readonly id: RequestId,
-    readonly request: CallToolRequest,
-    readonly extra: Extra,
+    readonly params: CallToolRequest['params'],
     readonly cancel: Cancellation,
     readonly argsJson: ArgsJson | undefined,
   ) {}
+
+  get method(): 'tools/call' {
+    return 'tools/call';
+  }
+
+  /** `{ method, params }`: this call. */
+  get request(): CallToolRequest {
+    return this as unknown as CallToolRequest;
+  }
+
+  /** The handler's `extra` for this call: this call. */
+  get extra(): Extra {
+    return this;
+  }
+
+  get requestId(): RequestId {
+    return this.id;
+  }
+
+  get _meta(): CallToolRequest['params']['_meta'] {
+    return this.params._meta;
+  }
+
+  /** Made only if a slow path (a prompt, the approval page) asks for it. */
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+
+  sendNotification(notification: Parameters<Extra['sendNotification']>[0]): Promise<void> {
+    return this.server.notification(notification, { relatedRequestId: this.id });
+  }
+
+  sendRequest<U extends AnySchema>(request: Parameters<Extra['sendRequest']>[0], schema: U, options?: Parameters<Extra['sendRequest']>[2]): Promise<SchemaOutput<U>> {
+    return this.server.request(request, schema, { ...options, relatedRequestId: this.id });
+  }
 
   answer(result: CallToolResult): void {
     this.calls.answered(this.id, this.cancel, { jsonrpc: '2.0', id: this.id, result });
@@ -230,32 +268,6 @@ class TakenCall implements IncomingCall {
       id: this.id,
       error: { code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
     });
-  }
-}
-
-/**
- * The handler's `extra` for one call: a class rather than an object literal with a getter and two
- * closures, made for every call (docs/performance.md#the-hot-path).
- */
-class CallExtra implements Extra {
-  constructor(
-    private readonly server: Server,
-    readonly requestId: RequestId,
-    readonly _meta: CallToolRequest['params']['_meta'],
-    private readonly cancellation: Cancellation,
-  ) {}
-
-  /** Made only if a slow path (a prompt, the approval page) asks for it. */
-  get signal(): AbortSignal {
-    return this.cancellation.signal;
-  }
-
-  sendNotification(notification: Parameters<Extra['sendNotification']>[0]): Promise<void> {
-    return this.server.notification(notification, { relatedRequestId: this.requestId });
-  }
-
-  sendRequest<U extends AnySchema>(request: Parameters<Extra['sendRequest']>[0], schema: U, options?: Parameters<Extra['sendRequest']>[2]): Promise<SchemaOutput<U>> {
-    return this.server.request(request, schema, { ...options, relatedRequestId: this.requestId });
   }
 }
 

@@ -137,6 +137,19 @@ describe('calls', () => {
     expect(peer.sdkCalls).toBe(0);
   });
 
+  test("a call is one object: its request and the handler's extra are the call itself, each with what the wire carried", async () => {
+    const peer = await connect(async () => textResult('ok'));
+    await peer.client.request({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, _meta: { trace: 't-2' } } }, CallToolResultSchema);
+    const [{ request, extra }] = peer.calls as [Peer['calls'][number]];
+    // One object per call where there were three (docs/performance.md, "Round 33: the call path").
+    expect(request).toBe(extra);
+    expect(request.method).toBe('tools/call');
+    expect(request.params).toEqual({ name: 'echo', arguments: { text: 'hi' }, _meta: { trace: 't-2' } });
+    expect(extra._meta).toEqual({ trace: 't-2' });
+    expect(responseTo(peer, extra.requestId)).toMatchObject({ result: { content: [{ type: 'text', text: 'ok' }] } });
+    expect(extra.signal.aborted).toBe(false);
+  });
+
   test('calls in flight together each get their own answer, in whatever order they finish', async () => {
     const first = gate<CallToolResult>();
     const peer = await connect((request) => (request.params.name === 'slow' ? first.promise : Promise.resolve(textResult('fast'))));
