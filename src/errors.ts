@@ -67,7 +67,17 @@ export class BoundReached extends LatchError {
   }
 }
 
-/** Bad command-line or API usage, with the fix in the message. */
+/**
+ * A call its server's transport refused before anything was written (its message could not be
+ * serialised: arguments or `_meta` nested past the stack): it was not run (direct-calls.ts send).
+ */
+export class NotSent extends LatchError {
+  constructor(why: string, cause: unknown) {
+    super('MESSAGE_INVALID', `its message could not be written for the server (${why})`, { cause });
+    this.name = 'NotSent';
+  }
+}
+
 /**
  * A JSON-RPC error for the client, its message as written. The SDK's McpError puts "MCP error
  * <code>: " before its message, and the client's SDK puts its own before what it receives: thrown
@@ -124,6 +134,7 @@ export function asRpcError(error: unknown): unknown {
   return new RpcError(code, error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message, data);
 }
 
+/** Bad command-line or API usage, with the fix in the message. */
 export function usage(message: string): LatchError {
   return new LatchError('USAGE', message);
 }

@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelListener, CancelSource } from '../cancellation.js';
-import { KEPT_BACK, LatchError, NOT_WRITTEN, RpcError } from '../errors.js';
+import { errorMessage, KEPT_BACK, LatchError, NOT_WRITTEN, NotSent, RpcError } from '../errors.js';
 import { QUEUED, type LineSending, type LineTaking } from './lines.js';
 import { scanAnswer, scanned } from './answer-scan.js';
 import { AnswerDropped, MAX_CHECKED_VALUES, tooManyValues } from './answer-entries.js';
@@ -233,6 +233,7 @@ export class DirectCalls {
     // critical path"). Over any other transport, before it is sent, as a transport may answer within send().
     if (!this.afterWrite) this.register(id, settle, options);
     // Settled once: whatever fails here reaches `settle` through the pending entry, as an answer would.
+    let handed = false;
     try {
       const lines = this.lines;
       // The server gets a progress token only when the client asked for progress: the SDK's Server
@@ -249,6 +250,7 @@ export class DirectCalls {
               id,
             )
           : this.transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: progress ? withProgressToken(params, id) : params } as JSONRPCMessage);
+      handed = true;
       if (this.afterWrite) {
         if (sent === QUEUED) {
           const index = this.queuedCount++;
@@ -261,7 +263,12 @@ export class DirectCalls {
         this.register(id, settle, options);
       }
       if (sent !== QUEUED) sent.catch((error: unknown) => this.deliver(this.remove(id), false, error));
-    } catch (error) {
+    } catch (thrown) {
+      // A line-sending transport (ChildTransport) writes in a later turn, so what throws before it
+      // took the message (its serialisation: arguments or _meta nested past the stack) wrote
+      // nothing: the call was not run, and is not said to have been. Another transport may have
+      // written part of it before throwing.
+      const error = handed || this.lines === null ? thrown : new NotSent(errorMessage(thrown), thrown);
       if (this.afterWrite && !this.pending.has(id)) this.deliver(settle, false, error);
       else this.deliver(this.remove(id), false, error);
     }

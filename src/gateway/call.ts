@@ -22,7 +22,7 @@ import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
 import { GATEWAY_STOPPING, type CancelSource } from '../cancellation.js';
 import type { Permit } from '../downstream/permit.js';
-import { asRpcError, errorMessage, keptBack, LatchError, RpcError } from '../errors.js';
+import { asRpcError, errorMessage, keptBack, LatchError, NotSent, RpcError } from '../errors.js';
 import { askPerson, commandRunsIn, type AskContext, type Person } from '../latch/ask.js';
 import { cancelledDenial, DENIED_PREFIX, denialResult, editedDenial, ruleDenial, unavailableResult } from '../latch/denial.js';
 import { editableFields, editNotice, type CallEdit } from '../latch/edit.js';
@@ -719,6 +719,7 @@ function timeoutResult(error: McpError, supervisor: Supervisor): CallToolResult 
 /** A failed forward is a tool error naming the server, never a crash; protocol faults keep their code. */
 function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
   if (error instanceof LatchError && error.code === 'SERVER_UNAVAILABLE') return unavailableResult(error.message);
+  if (error instanceof NotSent) return unavailableResult(escapeText(error.message));
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return timeoutResult(error, supervisor);
   if (error instanceof AnswerDropped) return droppedResult(supervisor.name, error.problem);
   // The gateway's own answer in the server's place (remote-bounds.ts, child-transport.ts): the call was forwarded.
