@@ -1,4 +1,4 @@
-import { lstatSync, opendirSync, realpathSync, type Stats } from 'node:fs';
+import { lstatSync, opendirSync, realpathSync, type Dirent, type Stats } from 'node:fs';
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import { isBuiltIn, type Rule } from './rule.js';
@@ -277,24 +277,13 @@ export class RuleSet {
       note(path, stat, files);
       if (!stat.isDirectory() || seen.has(path)) return true;
       seen.add(path);
-      let dir;
-      try {
-        dir = opendirSync(path);
-      } catch {
-        return true;
-      }
-      try {
-        for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
-          if (prune && (entry.name === 'node_modules' || entry.name === '.git')) {
-            if (entry.isDirectory()) pruned.push(`${path === '/' ? '' : path}/${entry.name}`);
-            continue;
-          }
-          if (!walk(`${path === '/' ? '' : path}/${entry.name}`, prune)) return false;
+      return eachEntry(path, (entry) => {
+        if (prune && (entry.name === 'node_modules' || entry.name === '.git')) {
+          if (entry.isDirectory()) pruned.push(`${path === '/' ? '' : path}/${entry.name}`);
+          return true;
         }
-      } finally {
-        dir.closeSync();
-      }
-      return true;
+        return walk(`${path === '/' ? '' : path}/${entry.name}`, prune);
+      });
     };
     for (const dir of dirs) if (!walk(dir, false)) return null;
     for (const root of roots) if (!dirs.has(root) && !walk(root, true)) return null;
@@ -332,34 +321,22 @@ export class RuleSet {
       }
     }
     let left = MAX_LINKED_NAMES_WALK;
-    const walk = (path: string): boolean => {
-      let dir;
-      try {
-        dir = opendirSync(path);
-      } catch {
-        return true;
-      }
-      try {
-        for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
-          if (left-- <= 0) return false;
-          const at = `${path}/${entry.name}`;
-          if (entry.isDirectory()) {
-            if (!walk(at)) return false;
-          } else if (!entry.isSymbolicLink() && (globs || names.has(fold(entry.name, 'names')))) {
-            let stat;
-            try {
-              stat = lstatSync(at);
-            } catch {
-              continue;
-            }
-            note(at, stat, files);
+    const walk = (path: string): boolean =>
+      eachEntry(path, (entry) => {
+        if (left-- <= 0) return false;
+        const at = `${path}/${entry.name}`;
+        if (entry.isDirectory()) return walk(at);
+        if (!entry.isSymbolicLink() && (globs || names.has(fold(entry.name, 'names')))) {
+          let stat;
+          try {
+            stat = lstatSync(at);
+          } catch {
+            return true; // gone since the listing: nothing shares its inode
           }
+          note(at, stat, files);
         }
-      } finally {
-        dir.closeSync();
-      }
-      return true;
-    };
+        return true;
+      });
     for (const dir of dirs) if (!walk(dir)) return null;
     return files;
   }
@@ -859,4 +836,23 @@ function simpleGlob(glob: string): RegExp {
     globCache.set(glob, regex);
   }
   return regex;
+}
+
+/**
+ * Visits the entries of directory `path` until `visit` returns false (then false); true when the
+ * directory cannot be opened (the linked-file walks see nothing there, as before round 33).
+ */
+function eachEntry(path: string, visit: (entry: Dirent) => boolean): boolean {
+  let dir;
+  try {
+    dir = opendirSync(path);
+  } catch {
+    return true;
+  }
+  try {
+    for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) if (!visit(entry)) return false;
+  } finally {
+    dir.closeSync();
+  }
+  return true;
 }
